@@ -1,0 +1,43 @@
+/* Chunk files, the index and the XDMF description (DESIGN, Output). One writer thread per rank
+ * makes every HDF5 call, so the generation loop goes on while a chunk is written. */
+#ifndef GOLMPI_OUTPUT_H
+#define GOLMPI_OUTPUT_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "src/config.h"
+#include "src/decomp.h"
+#include "src/schedule.h"
+
+typedef struct gol_output gol_output;
+
+typedef struct gol_output_stats {
+    int64_t bytes_written; /* frame and generation bytes in chunk files, all ranks together */
+    int64_t files;         /* finished chunk files */
+    double write_s;        /* this rank's time inside HDF5 (writer thread) */
+    double wait_s;         /* this rank's main-thread time blocked on the writer */
+    int collective;        /* 1 when every frame write went collective (H5Pget_mpio_actual_io_mode) */
+} gol_output_stats;
+
+/* Collective. A user error, before anything is written, when an output file of this run already
+ * exists (without --force) or the output directory cannot be written. */
+gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Comm comm);
+
+/* Collective. Starts the writer thread. ranks/seed/density/rule/boundary go into the attributes. */
+gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_schedule *sched,
+                        MPI_Comm comm);
+
+/* Hand chunk `chunk` (frames_h: its frames, each slab->rows rows of the frame format, one after
+ * the other) to the writer. Returns at once; the buffer belongs to the writer until
+ * output_wait_slot(o, slot) returns. */
+void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *frames_h);
+void output_wait_slot(gol_output *o, int slot);
+
+/* Collective. Waits for every write, leaves the index and XDMF final, stops the thread. */
+void output_close(gol_output *o, gol_output_stats *stats);
+
+/* "<base>_000100-000400.h5", or "<base>_000000.h5" for a chunk of one frame. */
+void output_chunk_name(const char *base, int64_t g0, int64_t g1, char *name, size_t len);
+
+#endif

@@ -1,0 +1,81 @@
+/* The interface both backends fill. The driver never knows where the grid lives: it loads packed
+ * rows, advances, asks for frames into host buffers, and reads the population. */
+#ifndef GOLMPI_BACKEND_H
+#define GOLMPI_BACKEND_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "src/config.h"
+#include "src/decomp.h"
+
+typedef struct gol_backend gol_backend;
+
+typedef struct gol_backend_times {
+    double compute_s; /* generations, including the halo wait that could not be hidden */
+    double halo_s;    /* time spent in the halo exchange itself */
+    double frame_s;   /* unpacking and D2H of frames */
+} gol_backend_times;
+
+/* Decide the backend and the halo mode, collectively over comm. --backend cuda where any rank has
+ * no GPU, or --halo nccl without the CUDA backend, is a user error. With --backend auto and no GPU,
+ * *notice says why the CPU was chosen (rank 0 prints it). */
+gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
+                          gol_halo_kind *halo, char *notice, size_t notice_len);
+
+gol_backend *backend_create(gol_backend_kind kind, gol_halo_kind halo, const gol_slab *slab,
+                            const gol_config *cfg, MPI_Comm comm);
+const char *backend_name(const gol_backend *b); /* "cpu" or "cuda" */
+
+/* rows_h: slab->rows packed rows of slab->nwords words each. */
+void backend_load(gol_backend *b, const uint64_t *rows_h);
+/* The inverse of backend_load, for tests and checks. */
+void backend_store(gol_backend *b, uint64_t *rows_h);
+
+void backend_advance(gol_backend *b, int64_t generations);
+
+/* Frames: slot s (0 or 1) collects the frames of one chunk. begin starts producing the current grid
+ * into dst_h (slab->rows * width bytes for u8, slab->rows * ceil(width/8) for packed); the bytes are
+ * there once backend_frame_wait(b, s) returns. The grid may advance in between. */
+void backend_frame_begin(gol_backend *b, int slot, gol_frame_format fmt, void *dst_h);
+void backend_frame_wait(gol_backend *b, int slot);
+
+/* Host memory for frame slots: pinned on the GPU backend, so D2H runs at full speed. */
+void *backend_host_alloc(gol_backend *b, int64_t bytes);
+void backend_host_free(gol_backend *b, void *p);
+
+int64_t backend_population(gol_backend *b); /* this rank's live cells */
+gol_backend_times backend_times(const gol_backend *b);
+void backend_destroy(gol_backend *b);
+
+/* What a backend provides; backend.c dispatches through it. */
+typedef struct gol_backend_ops {
+    const char *name;
+    void *(*create)(gol_halo_kind halo, const gol_slab *slab, const gol_config *cfg, MPI_Comm comm);
+    void (*load)(void *impl, const uint64_t *rows_h);
+    void (*store)(void *impl, uint64_t *rows_h);
+    void (*advance)(void *impl, int64_t generations);
+    void (*frame_begin)(void *impl, int slot, gol_frame_format fmt, void *dst_h);
+    void (*frame_wait)(void *impl, int slot);
+    void *(*host_alloc)(void *impl, int64_t bytes);
+    void (*host_free)(void *impl, void *p);
+    int64_t (*population)(void *impl);
+    gol_backend_times (*times)(const void *impl);
+    void (*destroy)(void *impl);
+} gol_backend_ops;
+
+extern const gol_backend_ops gol_backend_cpu_ops;
+#ifdef GOLMPI_HAVE_CUDA
+extern const gol_backend_ops gol_backend_cuda_ops;
+/* Collective: 1 on every rank when every rank has a usable device, else 0; *why says what is missing. */
+int backend_cuda_available(MPI_Comm comm, char *why, size_t why_len);
+/* Collective: 1 when the ranks on each node have distinct GPUs, so NCCL will accept them. */
+int backend_cuda_distinct_gpus(MPI_Comm comm);
+#endif
+
+/* Bytes of one frame row in a given format. */
+static inline int64_t frame_row_bytes(int64_t width, gol_frame_format fmt) {
+    return fmt == GOL_FRAME_PACKED ? (width + 7) / 8 : width;
+}
+
+#endif

@@ -1,0 +1,94 @@
+#include "src/check.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void die_print(const char *file, int line, const char *call, const char *lib,
+                      const char *err) {
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    int rank = -1, inited = 0;
+    MPI_Initialized(&inited);
+    if (inited) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "golmpi: %s error on host %s, rank %d, %s:%d\n  call: %s\n  error: %s\n", lib,
+            host, rank, file, line, call, err);
+    fflush(stderr);
+}
+
+static void __attribute__((noreturn)) die_abort(void) {
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
+    abort();
+}
+
+void gol_die(const char *file, int line, const char *call, const char *lib, const char *err) {
+    die_print(file, line, call, lib, err);
+    die_abort();
+}
+
+const char *gol_mpi_errstr(int code) {
+    static char buf[MPI_MAX_ERROR_STRING + 1];
+    int len = 0;
+    if (MPI_Error_string(code, buf, &len) != MPI_SUCCESS) snprintf(buf, sizeof buf, "code %d", code);
+    return buf;
+}
+
+/* The innermost message of HDF5's error stack names the real cause. */
+static herr_t h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
+    (void)n;
+    char *buf = data;
+    snprintf(buf, 512, "%s() in %s: %s", e->func_name, e->file_name, e->desc);
+    return 0;
+}
+
+const char *gol_h5_errstr(void) {
+    static char buf[512];
+    snprintf(buf, sizeof buf, "(no HDF5 error stack)");
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5_walk, buf);
+    return buf;
+}
+
+const char *gol_sys_errstr(void) { return strerror(errno); }
+
+void *gol_xmalloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        char what[64];
+        snprintf(what, sizeof what, "malloc(%zu)", bytes);
+        gol_die(__FILE__, __LINE__, what, "system", "out of host memory");
+    }
+    return p;
+}
+
+void *gol_xcalloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) {
+        char what[64];
+        snprintf(what, sizeof what, "calloc(%zu, %zu)", count, size);
+        gol_die(__FILE__, __LINE__, what, "system", "out of host memory");
+    }
+    return p;
+}
+
+#ifdef GOLMPI_HAVE_CUDA
+void gol_die_cuda(const char *file, int line, const char *call, const char *name,
+                  const char *str) {
+    char err[512];
+    snprintf(err, sizeof err, "%s: %s", name, str);
+    gol_die(file, line, call, "CUDA", err);
+}
+#endif
+
+#ifdef GOLMPI_HAVE_NCCL
+void gol_die_nccl(const char *file, int line, const char *call, ncclResult_t rc) {
+    char err[768];
+    snprintf(err, sizeof err, "%s (last: %s)", ncclGetErrorString(rc), ncclGetLastError(NULL));
+    gol_die(file, line, call, "NCCL", err);
+}
+#endif

@@ -1,0 +1,63 @@
+/* Library failures (MPI, HDF5, CUDA, NCCL) are not the user's fault and cannot be recovered from:
+ * print host, rank, file:line, the call and the library's own error text, then MPI_Abort so that
+ * no other rank hangs in a collective. */
+#ifndef GOLMPI_CHECK_H
+#define GOLMPI_CHECK_H
+
+#include <mpi.h>
+
+void gol_die(const char *file, int line, const char *call, const char *lib, const char *err)
+    __attribute__((noreturn));
+const char *gol_mpi_errstr(int code); /* static buffer: only called on the way to abort */
+const char *gol_h5_errstr(void);
+
+#define MPI_CHECK(call)                                                                    \
+    do {                                                                                   \
+        int mpi_check_rc_ = (call);                                                        \
+        if (mpi_check_rc_ != MPI_SUCCESS)                                                  \
+            gol_die(__FILE__, __LINE__, #call, "MPI", gol_mpi_errstr(mpi_check_rc_));      \
+    } while (0)
+
+/* HDF5 returns a negative herr_t or hid_t on failure. */
+#define H5_CHECK(call)                                                                     \
+    do {                                                                                   \
+        if ((long long)(call) < 0) gol_die(__FILE__, __LINE__, #call, "HDF5", gol_h5_errstr()); \
+    } while (0)
+
+/* Plain C library calls that set errno (fopen, rename, malloc via gol_xmalloc). */
+#define SYS_CHECK(cond, what)                                                              \
+    do {                                                                                   \
+        if (!(cond)) gol_die(__FILE__, __LINE__, what, "system", gol_sys_errstr());         \
+    } while (0)
+const char *gol_sys_errstr(void);
+
+#ifdef GOLMPI_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#define CUDA_CHECK(call)                                                                   \
+    do {                                                                                   \
+        cudaError_t cuda_check_rc_ = (call);                                               \
+        if (cuda_check_rc_ != cudaSuccess)                                                 \
+            gol_die_cuda(__FILE__, __LINE__, #call, cudaGetErrorName(cuda_check_rc_),      \
+                         cudaGetErrorString(cuda_check_rc_));                              \
+    } while (0)
+void gol_die_cuda(const char *file, int line, const char *call, const char *name, const char *str)
+    __attribute__((noreturn));
+#endif
+
+#ifdef GOLMPI_HAVE_NCCL
+#include <nccl.h>
+#define NCCL_CHECK(call)                                                                   \
+    do {                                                                                   \
+        ncclResult_t nccl_check_rc_ = (call);                                              \
+        if (nccl_check_rc_ != ncclSuccess && nccl_check_rc_ != ncclInProgress)             \
+            gol_die_nccl(__FILE__, __LINE__, #call, nccl_check_rc_);                       \
+    } while (0)
+void gol_die_nccl(const char *file, int line, const char *call, ncclResult_t rc)
+    __attribute__((noreturn));
+#endif
+
+/* malloc that never returns NULL: running out of host memory is a failure like any other. */
+void *gol_xmalloc(size_t bytes);
+void *gol_xcalloc(size_t count, size_t size);
+
+#endif

@@ -1,0 +1,28 @@
+#include "src/schedule.h"
+
+int64_t schedule_frames(const gol_schedule *s) {
+    if (s->g_end == s->g_start) return 1;
+    /* the start, the multiples of K strictly between, and the end */
+    int64_t first_multiple = (s->g_start / s->save_every + 1) * s->save_every;
+    int64_t between = 0;
+    if (first_multiple < s->g_end) between = (s->g_end - 1 - first_multiple) / s->save_every + 1;
+    return 2 + between;
+}
+
+int64_t schedule_frame_generation(const gol_schedule *s, int64_t frame) {
+    int64_t n = schedule_frames(s);
+    if (frame == 0) return s->g_start;
+    if (frame == n - 1) return s->g_end;
+    return (s->g_start / s->save_every + frame) * s->save_every;
+}
+
+int64_t schedule_chunks(const gol_schedule *s) {
+    return (schedule_frames(s) + s->chunk - 1) / s->chunk;
+}
+
+int64_t schedule_chunk_first(const gol_schedule *s, int64_t chunk) { return chunk * s->chunk; }
+
+int64_t schedule_chunk_frames(const gol_schedule *s, int64_t chunk) {
+    int64_t rest = schedule_frames(s) - chunk * s->chunk;
+    return rest < s->chunk ? rest : s->chunk;
+}

@@ -1,0 +1,20 @@
+/* NVTX ranges in the "golmpi" domain. They cost nothing without a tool attached, and they work
+ * without a GPU, so tests/ can check them with an injection library.
+ *
+ * Ranges: "generations <g0>-<g1>" (compute of one chunk), "halo" (one exchange), "d2h <g>"
+ * (frame copy, GPU), "write <file>" (one chunk's HDF5 write), "index" (index/XDMF refresh).
+ * Threads: "main", "hdf5-writer". CUDA streams: "compute", "comm", "copy0", "copy1". */
+#ifndef GOLMPI_TRACE_H
+#define GOLMPI_TRACE_H
+
+void trace_init(void);
+void trace_push(const char *name);
+void trace_pushf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void trace_pop(void);
+void trace_name_thread(const char *name); /* the calling OS thread */
+#ifdef GOLMPI_HAVE_CUDA
+#include <cuda_runtime_api.h>
+void trace_name_stream(cudaStream_t stream, const char *name);
+#endif
+
+#endif
