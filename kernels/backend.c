@@ -1,1 +1,97 @@
-/* placeholder: being written */
+#include "kernels/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "src/check.h"
+
+struct gol_backend {
+    const gol_backend_ops *ops;
+    void *impl;
+};
+
+/* The halo mode for the CUDA backend, given what the user asked for. */
+#ifdef GOLMPI_HAVE_CUDA
+static gol_status cuda_halo(gol_halo_kind asked, MPI_Comm comm, gol_halo_kind *halo) {
+    int distinct = backend_cuda_distinct_gpus(comm);
+    if (asked == GOL_HALO_NCCL && !distinct)
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--halo nccl: some ranks share a GPU, and NCCL refuses two ranks on one "
+                        "GPU; use --halo mpi (or --halo auto), or one rank per GPU");
+    *halo = asked == GOL_HALO_AUTO ? (distinct ? GOL_HALO_NCCL : GOL_HALO_MPI) : asked;
+    return gol_ok();
+}
+#endif
+
+gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
+                          gol_halo_kind *halo, char *notice, size_t notice_len) {
+    notice[0] = '\0';
+    if (cfg->backend == GOL_BACKEND_CPU) {
+        if (cfg->halo == GOL_HALO_NCCL)
+            return gol_fail(GOL_EXIT_USAGE, "--halo nccl needs the CUDA backend, not --backend cpu");
+        *backend = GOL_BACKEND_CPU;
+        *halo = GOL_HALO_MPI;
+        return gol_ok();
+    }
+#ifdef GOLMPI_HAVE_CUDA
+    char why[256] = "";
+    int available = backend_cuda_available(comm, why, sizeof why);
+    if (available) {
+        *backend = GOL_BACKEND_CUDA;
+        return cuda_halo(cfg->halo, comm, halo);
+    }
+    if (cfg->backend == GOL_BACKEND_CUDA)
+        return gol_fail(GOL_EXIT_NOGPU, "--backend cuda: no usable GPU (%s); use --backend cpu",
+                        why);
+    snprintf(notice, notice_len, "golmpi: no usable GPU (%s); using the CPU backend", why);
+#else
+    (void)comm;
+    if (cfg->backend == GOL_BACKEND_CUDA)
+        return gol_fail(GOL_EXIT_NOGPU,
+                        "--backend cuda: this golmpi was built without CUDA "
+                        "(GOLMPI_ENABLE_CUDA=OFF); use --backend cpu");
+    snprintf(notice, notice_len, "golmpi: built without CUDA; using the CPU backend");
+#endif
+    if (cfg->halo == GOL_HALO_NCCL)
+        return gol_fail(GOL_EXIT_USAGE, "--halo nccl needs a GPU on every rank; use --halo mpi");
+    *backend = GOL_BACKEND_CPU;
+    *halo = GOL_HALO_MPI;
+    return gol_ok();
+}
+
+gol_backend *backend_create(gol_backend_kind kind, gol_halo_kind halo, const gol_slab *slab,
+                            const gol_config *cfg, MPI_Comm comm) {
+    gol_backend *b = gol_xcalloc(1, sizeof *b);
+    b->ops = &gol_backend_cpu_ops;
+#ifdef GOLMPI_HAVE_CUDA
+    if (kind == GOL_BACKEND_CUDA) b->ops = &gol_backend_cuda_ops;
+#else
+    (void)kind;
+#endif
+    b->impl = b->ops->create(halo, slab, cfg, comm);
+    return b;
+}
+
+const char *backend_name(const gol_backend *b) { return b->ops->name; }
+void backend_load(gol_backend *b, const uint64_t *rows_h) { b->ops->load(b->impl, rows_h); }
+void backend_store(gol_backend *b, uint64_t *rows_h) { b->ops->store(b->impl, rows_h); }
+void backend_advance(gol_backend *b, int64_t generations) {
+    if (generations > 0) b->ops->advance(b->impl, generations);
+}
+void backend_frame_begin(gol_backend *b, int slot, gol_frame_format fmt, void *dst_h) {
+    b->ops->frame_begin(b->impl, slot, fmt, dst_h);
+}
+void backend_frame_wait(gol_backend *b, int slot) { b->ops->frame_wait(b->impl, slot); }
+void *backend_host_alloc(gol_backend *b, int64_t bytes) {
+    return b->ops->host_alloc(b->impl, bytes);
+}
+void backend_host_free(gol_backend *b, void *p) {
+    if (p) b->ops->host_free(b->impl, p);
+}
+int64_t backend_population(gol_backend *b) { return b->ops->population(b->impl); }
+gol_backend_times backend_times(const gol_backend *b) { return b->ops->times(b->impl); }
+void backend_destroy(gol_backend *b) {
+    if (!b) return;
+    b->ops->destroy(b->impl);
+    free(b);
+}

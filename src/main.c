@@ -1,1 +1,87 @@
-int main(void) { return 0; }
+/* golmpi: Game of Life on one large grid, split into row slabs over MPI ranks.
+ *   parse -> decompose -> choose backend -> initial state -> generations + output -> report */
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "io/output.h"
+#include "kernels/backend.h"
+#include "src/check.h"
+#include "src/run.h"
+#include "src/setup.h"
+#include "src/report.h"
+#include "src/trace.h"
+
+/* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. */
+static int threads_per_rank(MPI_Comm comm) {
+    if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
+    MPI_Comm node;
+    int local;
+    MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_CHECK(MPI_Comm_size(node, &local));
+    MPI_CHECK(MPI_Comm_free(&node));
+    int n = omp_get_num_procs() / local; /* the cores this rank may run on, shared fairly */
+    return n > 0 ? n : 1;
+}
+
+/* Prints once, on rank 0, and gives every rank the same exit code. */
+static int finish(gol_status st, const char *text, int rank) {
+    if (rank == 0) {
+        if (st.code == GOL_EXIT_DONE && text) fputs(text, stdout);
+        else if (st.code != GOL_OK) fprintf(stderr, "golmpi: error: %s\n", st.msg);
+    }
+    MPI_Finalize();
+    return st.code == GOL_EXIT_DONE ? 0 : st.code;
+}
+
+int main(int argc, char **argv) {
+    int provided, rank, nranks;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm comm = MPI_COMM_WORLD;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    trace_init();
+
+    gol_setup setup;
+    const char *text = NULL;
+    gol_status st = setup_parse(argc, argv, comm, &setup, &text);
+    if (st.code != GOL_OK) return finish(st, text, rank);
+    const gol_config *cfg = &setup.cfg;
+
+    gol_slab slab;
+    st = status_agree(decomp_make(cfg, rank, nranks, &slab), comm);
+    if (st.code != GOL_OK) return finish(st, NULL, rank);
+
+    gol_backend_kind backend_kind;
+    gol_halo_kind halo_kind;
+    char notice[512];
+    st = status_agree(backend_select(cfg, comm, &backend_kind, &halo_kind, notice, sizeof notice), comm);
+    if (st.code != GOL_OK) return finish(st, NULL, rank);
+    if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
+
+    if (!cfg->no_output) {
+        st = output_check(cfg, &setup.sched, comm);
+        if (st.code != GOL_OK) return finish(st, NULL, rank);
+    }
+
+    omp_set_num_threads(threads_per_rank(comm));
+    uint64_t *rows_h = gol_xcalloc((size_t)(slab.rows * slab.nwords), sizeof *rows_h);
+    st = setup_initial_state(&setup, &slab, rows_h, comm);
+    if (st.code != GOL_OK) return finish(st, NULL, rank);
+
+    gol_backend *backend = backend_create(backend_kind, halo_kind, &slab, cfg, comm);
+    backend_load(backend, rows_h);
+    free(rows_h);
+
+    gol_run_result result;
+    run_generations(backend, &setup, &slab, comm, &result);
+
+    gol_report_info info = {backend_name(backend), config_halo_name(halo_kind), nranks,
+                            omp_get_max_threads()};
+    report_summary(cfg, &setup.sched, &result, &info, comm);
+
+    backend_destroy(backend);
+    setup_free(&setup);
+    return finish(gol_ok(), NULL, rank);
+}

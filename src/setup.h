@@ -1,0 +1,33 @@
+/* From argv to a validated run: parse, fill what the pattern or restart file says, cross-check,
+ * and build the initial state. Every step's verdict is agreed across ranks. */
+#ifndef GOLMPI_SETUP_H
+#define GOLMPI_SETUP_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "io/restart.h"
+#include "src/config.h"
+#include "src/decomp.h"
+#include "src/pattern.h"
+#include "src/schedule.h"
+
+typedef struct gol_setup {
+    gol_config cfg;
+    bool has_pattern;
+    gol_pattern pattern;
+    int64_t at_x, at_y; /* where the pattern's top-left cell goes */
+    bool has_restart;
+    gol_restart_info restart;
+    gol_schedule sched;
+} gol_setup;
+
+/* Every rank learns the first failure (lowest failing rank's status), so all exit alike. */
+gol_status status_agree(gol_status s, MPI_Comm comm);
+
+gol_status setup_parse(int argc, char **argv, MPI_Comm comm, gol_setup *s, const char **text);
+gol_status setup_initial_state(const gol_setup *s, const gol_slab *slab, uint64_t *rows_h,
+                               MPI_Comm comm);
+void setup_free(gol_setup *s);
+
+#endif
