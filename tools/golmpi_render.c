@@ -139,7 +139,6 @@ static void parse_args(int argc, char **argv, render_opts *o) {
                            !strcmp(a, "--height") || !strcmp(a, "--alive") || !strcmp(a, "--dead");
         if (a[0] == '-' && a[1] != '\0' && !takes_value)
             fail("unknown option '%s' (see golmpi-render --help)", argv[i]);
-        }
         if (takes_value && !val) {
             if (i + 1 >= argc) fail("%s needs a value", a);
             val = argv[++i];
