@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""End-to-end checks of golmpi under mpiexec against tests/reference.py, exact to the cell.
+
+    integration.py --mpiexec "mpiexec --oversubscribe -n" --golmpi build/golmpi CASE [--backend cpu]
+
+Exit 0 when every frame matches, 1 on the first wrong cell, 77 when --backend cuda finds no GPU
+(golmpi's exit code 3)."""
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: E402
+
+SKIP = 77
+
+
+class Skip(Exception):
+    pass
+
+
+class Runner:
+    def __init__(self, mpiexec, golmpi, backend, extra):
+        self.mpiexec = shlex.split(mpiexec)
+        self.golmpi = golmpi
+        self.backend = backend
+        self.extra = extra
+
+    def run(self, ranks, args, workdir, expect=0):
+        cmd = self.mpiexec + [str(ranks), self.golmpi, "--backend", self.backend, "--quiet"]
+        cmd += self.extra + [str(a) for a in args]
+        p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=600)
+        if p.returncode == 3 and self.backend == "cuda":
+            raise Skip("no GPU: " + p.stderr.strip().splitlines()[-1])
+        if p.returncode != expect:
+            sys.exit(f"FAIL: {' '.join(cmd)}\nexit {p.returncode}, expected {expect}\n"
+                     f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+        return p
+
+    def frames(self, ranks, args, workdir, base="life"):
+        """Run golmpi and return ({generation: cells [H, W]}, root attributes) from the index."""
+        self.run(ranks, list(args) + ["--output", base + ".h5"], workdir)
+        with h5py.File(os.path.join(workdir, base + ".h5"), "r") as f:
+            attrs = dict(f.attrs)
+            gens = [int(g) for g in f["generations"][:]]
+            data = f["frames"][:]
+            width = int(attrs["width"])
+            packed = f["frames"].shape[2] != width
+        out = {}
+        for g, fr in zip(gens, data):
+            out[g] = reference.unpack(fr, width) if packed else fr
+        assert len(out) == len(gens), "a generation appears twice"
+        return out, attrs
+
+
+def compare(got, want, what):
+    if got.shape != want.shape:
+        sys.exit(f"FAIL {what}: shape {got.shape}, expected {want.shape}")
+    bad = np.argwhere(got != want)
+    if len(bad):
+        y, x = bad[0]
+        sys.exit(f"FAIL {what}: {len(bad)} wrong cells, first at row {y} col {x}: "
+                 f"got {got[y, x]}, expected {want[y, x]}")
+
+
+def check_against_reference(frames, start, rule, torus, what):
+    """Evolve the expected start naively and compare every saved frame."""
+    gens = sorted(frames)
+    grid = start
+    g = gens[0]
+    compare(frames[g], grid, f"{what} generation {g}")
+    for target in gens[1:]:
+        while g < target:
+            grid = reference.step(grid, rule, torus)
+            g += 1
+        compare(frames[target], grid, f"{what} generation {g}")
+    return gens
+
+
+def expected_generations(g0, g1, k):
+    gens = {g0, g1} | {g for g in range(g0, g1 + 1) if g % k == 0}
+    return sorted(gens)
+
+
+def case_reference(r, tmp, width, height, ranks, boundary, rule, fmt="u8", chunk=3, steps=23,
+                   every=4, seed=7, density=0.4):
+    args = ["--width", width, "--height", height, "--boundary", boundary, "--rule", rule,
+            "--steps", steps, "--save-every", every, "--chunk", chunk, "--seed", seed,
+            "--density", density, "--frame-format", fmt]
+    frames, attrs = r.frames(ranks, args, tmp)
+    start = reference.random_grid(seed, density, width, height)
+    gens = check_against_reference(frames, start, reference.parse_rule(rule),
+                                   boundary == "torus", f"{width}x{height} P={ranks} {boundary} {rule}")
+    if gens != expected_generations(0, steps, every):
+        sys.exit(f"FAIL: generations {gens}, expected {expected_generations(0, steps, every)}")
+    for key, want in (("width", width), ("height", height), ("ranks", ranks)):
+        if int(attrs[key]) != want:
+            sys.exit(f"FAIL: attribute {key} = {attrs[key]}, expected {want}")
+
+
+def case_across(r, tmp):
+    """Frames identical for P = 1..4 and for several chunk sizes, both frame formats."""
+    base = ["--width", 131, "--height", 37, "--steps", 30, "--save-every", 3, "--seed", 99,
+            "--rule", "B36/S23", "--boundary", "torus"]
+    want = None
+    for ranks, chunk, fmt in ((1, 1, "u8"), (2, 4, "u8"), (3, 11, "packed"), (4, 2, "u8"),
+                              (4, 3, "packed"), (2, 100, "packed")):
+        sub = os.path.join(tmp, f"p{ranks}c{chunk}{fmt}")
+        os.mkdir(sub)
+        frames, _ = r.frames(ranks, base + ["--chunk", chunk, "--frame-format", fmt], sub)
+        if want is None:
+            want = frames
+            continue
+        if sorted(frames) != sorted(want):
+            sys.exit(f"FAIL: P={ranks} chunk={chunk}: generations {sorted(frames)}")
+        for g in want:
+            compare(frames[g], want[g], f"P={ranks} chunk={chunk} {fmt} generation {g}")
+
+
+def case_random_start(r, tmp):
+    """One seed, one grid, whatever the rank count, equal to the independent hash."""
+    want = reference.random_grid(12345, 0.3, 100, 41)
+    for ranks in (1, 2, 3, 4):
+        sub = os.path.join(tmp, f"p{ranks}")
+        os.mkdir(sub)
+        frames, _ = r.frames(ranks, ["--width", 100, "--height", 41, "--steps", 0, "--seed",
+                                     12345, "--density", 0.3], sub)
+        compare(frames[0], want, f"random start P={ranks}")
+
+
+def case_restart(r, tmp):
+    """A run stopped at generation 20 and restarted equals one that ran 0..45 straight."""
+    common = ["--save-every", 5, "--chunk", 2, "--boundary", "dead", "--rule", "B3/S23"]
+    whole, _ = r.frames(3, ["--width", 90, "--height", 50, "--steps", 45, "--seed", 5] + common,
+                        tmp, "whole")
+    r.run(2, ["--width", 90, "--height", 50, "--steps", 20, "--seed", 5, "--output", "first.h5"]
+          + common, tmp)
+    chunk_last = os.path.join(tmp, "first_000020.h5")
+    if not os.path.exists(chunk_last):
+        sys.exit(f"FAIL: expected chunk file {chunk_last}; have {sorted(os.listdir(tmp))}")
+    # restart from the index once and from the last chunk file once, on other rank counts
+    for src, ranks, base in (("first.h5", 4, "second"), (chunk_last, 1, "third")):
+        frames, attrs = r.frames(ranks, ["--restart", src, "--steps", 25] + common[:4], tmp, base)
+        if sorted(frames) != expected_generations(20, 45, 5):
+            sys.exit(f"FAIL: restart generations {sorted(frames)}")
+        for g in frames:
+            compare(frames[g], whole[g], f"restart from {src}, generation {g}")
+
+
+def rle_cells(path):
+    """A small independent RLE reader for the test patterns."""
+    rows, x, y, n = {}, 0, 0, ""
+    body = [l for l in open(path) if not l.startswith("#") and not l.lower().startswith("x")]
+    for ch in "".join(body):
+        if ch.isdigit():
+            n += ch
+        elif ch in "bo$":
+            k = int(n or 1)
+            n = ""
+            if ch == "o":
+                for i in range(k):
+                    rows.setdefault(y, set()).add(x + i)
+            if ch == "$":
+                y, x = y + k, 0
+            else:
+                x += k
+        elif ch == "!":
+            break
+    return rows
+
+
+def case_pattern(r, tmp):
+    """The Gosper gun from an RLE file, placed with --at, against the naive reference."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "patterns", "gosper.rle")
+    width, height, at = 70, 48, (3, 5)
+    start = np.zeros((height, width), dtype=np.uint8)
+    for y, xs in rle_cells(path).items():
+        for x in xs:
+            start[at[1] + y, at[0] + x] = 1
+    if start.sum() != 36:
+        sys.exit(f"FAIL: the Gosper gun has {start.sum()} cells, expected 36")
+    frames, attrs = r.frames(3, ["--pattern", path, "--at", f"{at[0]},{at[1]}", "--width", width,
+                                 "--height", height, "--boundary", "dead", "--steps", 120,
+                                 "--save-every", 30, "--chunk", 2], tmp)
+    check_against_reference(frames, start, reference.parse_rule("B3/S23"), False, "gosper gun")
+    # LifeWiki: the gun has period 30 and sends out one glider (5 cells) per period
+    pops = [int(frames[g].sum()) for g in (30, 60, 90)]
+    if not (pops[1] - pops[0] == 5 and pops[2] - pops[1] == 5):
+        sys.exit(f"FAIL: gun populations at 30/60/90: {pops}; expected +5 per period")
+
+
+CASES = {
+    "random_start": case_random_start,
+    "across": case_across,
+    "restart": case_restart,
+    "pattern": case_pattern,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpiexec", required=True, help='e.g. "mpiexec --oversubscribe -n"')
+    ap.add_argument("--golmpi", required=True)
+    ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--extra", default="", help="more golmpi arguments, e.g. --halo mpi")
+    ap.add_argument("case")
+    a = ap.parse_args()
+    r = Runner(a.mpiexec, os.path.abspath(a.golmpi), a.backend, shlex.split(a.extra))
+    with tempfile.TemporaryDirectory(prefix="golmpi-test-") as tmp:
+        try:
+            m = re.fullmatch(r"ref_(\d+)x(\d+)_p(\d)_(torus|dead)_(B\d*S\d*)(_packed)?", a.case)
+            if m:
+                rule = m.group(5).replace("S", "/S")
+                case_reference(r, tmp, int(m.group(1)), int(m.group(2)), int(m.group(3)),
+                               m.group(4), rule, "packed" if m.group(6) else "u8")
+            elif a.case in CASES:
+                CASES[a.case](r, tmp)
+            else:
+                sys.exit(f"unknown case {a.case}")
+        except Skip as e:
+            print(f"SKIP: {e}")
+            return SKIP
+    print(f"PASS {a.case} ({a.backend})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
