@@ -301,7 +301,7 @@ gol_status config_parse(int argc, char **argv, gol_config *cfg, const char **out
      * ':': report a missing value apart from an unknown option. */
     while ((c = getopt_long(argc, argv, "+:hVq", long_options, NULL)) != -1) {
         const char *a = optarg;
-        int v;
+        int v = 0;
         switch (c) {
         case OPT_SIZE:
             st = parse_i64("--size", a, 1, MAX_SIDE, "a side of 1 to 2147483647 cells",

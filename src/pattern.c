@@ -112,6 +112,16 @@ static gol_status parse_rule_value(const char *value, int line, gol_pattern *p) 
     return gol_ok();
 }
 
+static bool starts_key(const char *s, size_t n) {
+    size_t i = 0;
+    while (i < n && isspace((unsigned char)s[i])) i++;
+    size_t k = i;
+    while (i < n && (isalpha((unsigned char)s[i]) || s[i] == '_')) i++;
+    if (i == k) return false;
+    while (i < n && isspace((unsigned char)s[i])) i++;
+    return i < n && s[i] == '=';
+}
+
 /* "x = 3, y = 3, rule = B3/S23": keys in any order, spaces anywhere around them. */
 static gol_status parse_rle_header(const char *s, size_t n, int line, gol_pattern *p,
                                    int64_t *w, int64_t *h) {
@@ -130,7 +140,9 @@ static gol_status parse_rle_header(const char *s, size_t n, int line, gol_patter
         i++;
         while (i < n && isspace((unsigned char)s[i])) i++;
         size_t v0 = i;
-        while (i < n && s[i] != ',') i++;
+        /* A value ends at a comma that starts the next "key =": Golly's ":T64,64" has a
+         * comma of its own. */
+        while (i < n && !(s[i] == ',' && starts_key(s + i + 1, n - i - 1))) i++;
         size_t v1 = i;
         while (v1 > v0 && isspace((unsigned char)s[v1 - 1])) v1--;
         if (i < n) i++; /* the comma */

@@ -1,0 +1,20 @@
+# Command line, rules and pattern files: unit tests of the parsers, and an end-to-end table of
+# bad inputs that must each give one message, one exit code and no files.
+foreach(t rule pattern config)
+  add_executable(test_${t} ${GOLMPI_TEST_DIR}/test_${t}.c)
+  target_link_libraries(test_${t} PRIVATE golmpi_core)
+endforeach()
+
+add_test(NAME rule COMMAND test_rule)
+add_test(NAME pattern COMMAND test_pattern ${GOLMPI_TEST_DIR}/patterns
+                                           ${CMAKE_CURRENT_BINARY_DIR}/pattern_scratch)
+add_test(NAME config COMMAND test_config WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+
+if(Python3_EXECUTABLE)
+  add_test(NAME bad_inputs
+    COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/bad_inputs.py
+            --golmpi $<TARGET_FILE:golmpi> --patterns ${GOLMPI_TEST_DIR}/patterns
+            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(bad_inputs PROPERTIES PROCESSORS 2 TIMEOUT 300
+    ENVIRONMENT "OMP_NUM_THREADS=1")
+endif()
