@@ -1,0 +1,66 @@
+# Tests of jobs/, tools/ and the NVTX ranges. Included from tests/CMakeLists.txt.
+
+# The Python tests need h5py and numpy; a pyenv or venv interpreter found first may lack them,
+# while the distribution's python3 has them (Debian: python3-h5py, python3-numpy).
+set(GOLMPI_JOBS_PYTHON "")
+foreach(py IN ITEMS ${Python3_EXECUTABLE} /usr/bin/python3)
+  if(py AND NOT GOLMPI_JOBS_PYTHON)
+    execute_process(COMMAND ${py} -c "import h5py, numpy" RESULT_VARIABLE py_rc
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(py_rc EQUAL 0)
+      set(GOLMPI_JOBS_PYTHON ${py})
+    endif()
+  endif()
+endforeach()
+if(NOT GOLMPI_JOBS_PYTHON)
+  message(WARNING "No Python with h5py and numpy: the jobs/render/NVTX tests are not registered "
+                  "(Debian: apt-get install python3-h5py python3-numpy)")
+endif()
+
+# "mpiexec --oversubscribe [--allow-run-as-root] -n": the launcher prefix for Python drivers.
+string(REPLACE ";" " " golmpi_jobs_launcher
+       "${MPIEXEC_EXECUTABLE};${GOLMPI_MPIEXEC_FLAGS};${MPIEXEC_NUMPROC_FLAG}")
+
+# NVTX injection library: logs the ranges golmpi opens, so a test can check them without nsys.
+if(NVTX3_INCLUDE_DIR)
+  find_package(Threads REQUIRED)
+  add_library(nvtx_inject SHARED ${GOLMPI_TEST_DIR}/nvtx_inject.c)
+  target_include_directories(nvtx_inject PRIVATE ${NVTX3_INCLUDE_DIR})
+  target_compile_options(nvtx_inject PRIVATE -Wall -Wextra)
+  target_compile_definitions(nvtx_inject PRIVATE _GNU_SOURCE)
+  target_link_libraries(nvtx_inject PRIVATE Threads::Threads)
+  if(GOLMPI_JOBS_PYTHON)
+    add_test(NAME jobs_nvtx_ranges
+      COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_nvtx.py
+              --golmpi $<TARGET_FILE:golmpi> --inject $<TARGET_FILE:nvtx_inject>
+              --launcher "${golmpi_jobs_launcher} ${MPIEXEC_PREFLAGS}" --ranks 2)
+    set_tests_properties(jobs_nvtx_ranges PROPERTIES PROCESSORS 2 TIMEOUT 300)
+  endif()
+endif()
+
+# golmpi-render (tools/) is built only where libpng is found; the same test decides here.
+find_package(PNG QUIET)
+if(PNG_FOUND AND GOLMPI_JOBS_PYTHON)
+  add_test(NAME jobs_render
+    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_render.py
+            --render $<TARGET_FILE:golmpi-render> --golmpi $<TARGET_FILE:golmpi>
+            --launcher "${golmpi_jobs_launcher} 2 ${MPIEXEC_PREFLAGS}")
+  set_tests_properties(jobs_render PROPERTIES PROCESSORS 2 TIMEOUT 300)
+endif()
+
+# The job scripts: shell syntax, and a real local run through jobs/run_local.sh.
+add_test(NAME jobs_scripts_syntax
+  COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh; do bash -n \"$f\" || exit 1; done"
+          ${PROJECT_SOURCE_DIR})
+if(GOLMPI_JOBS_PYTHON)
+  add_test(NAME jobs_run_local
+    COMMAND bash ${GOLMPI_TEST_DIR}/slurm/run_local_check.sh)
+  set_tests_properties(jobs_run_local PROPERTIES PROCESSORS 2 TIMEOUT 300
+    ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
+
+  # A real one-node Slurm (munge, slurmctld, slurmd) started by the test, jobs submitted with
+  # sbatch --wait. 77 (skip) only when slurm-wlm or munge are missing and cannot be installed.
+  add_test(NAME jobs_slurm COMMAND bash ${GOLMPI_TEST_DIR}/test_slurm.sh)
+  set_tests_properties(jobs_slurm PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 RUN_SERIAL TRUE
+    ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
+endif()
