@@ -1,1 +1,331 @@
-/* placeholder: being written */
+/* The output pipeline: the main thread hands a chunk's frames to one writer thread per rank,
+ * which makes every HDF5 call (HDF5 1.10 is not thread-safe) on a communicator of its own, so the
+ * generation loop goes on while the chunk is written (DESIGN, Output). */
+#include "io/output.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/io_internal.h"
+#include "kernels/backend.h"
+#include "src/check.h"
+#include "src/trace.h"
+
+#define OUTPUT_SLOTS 2
+
+enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
+
+typedef struct output_slot {
+    enum slot_state state;
+    int64_t chunk;
+    const void *frames_h;
+    uint64_t ticket; /* submission order: the writer takes the oldest first */
+} output_slot;
+
+struct gol_output {
+    char base[GOL_PATH_MAX];
+    io_meta meta;
+    gol_slab slab;
+    gol_schedule sched;
+    MPI_Comm comm; /* the writer's own: MPI-IO and its barriers never meet the main thread's */
+
+    bool threaded; /* false when MPI gives less than MPI_THREAD_MULTIPLE: write synchronously */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    output_slot slot[OUTPUT_SLOTS];
+    uint64_t next_ticket;
+    int64_t next_chunk; /* chunks must come in order: the index covers chunks [0, done) */
+    bool stop;
+
+    /* owned by whichever thread writes; read by the main thread only after the join */
+    int64_t chunks_done;
+    int collective; /* 1 while every frame write went collective */
+    double write_s;
+    xdmf_state *xdmf; /* rank 0 */
+
+    double wait_s; /* main thread */
+};
+
+void output_chunk_name(const char *base, int64_t g0, int64_t g1, char *name, size_t len) {
+    if (g0 == g1)
+        snprintf(name, len, "%s_%06lld.h5", base, (long long)g0);
+    else
+        snprintf(name, len, "%s_%06lld-%06lld.h5", base, (long long)g0, (long long)g1);
+}
+
+static void chunk_generations(const gol_schedule *s, int64_t chunk, int64_t *g0, int64_t *g1) {
+    int64_t first = schedule_chunk_first(s, chunk);
+    *g0 = schedule_frame_generation(s, first);
+    *g1 = schedule_frame_generation(s, first + schedule_chunk_frames(s, chunk) - 1);
+}
+
+/* ---- output_check ---------------------------------------------------------------------- */
+
+static void split_base(const char *base, char *dir, size_t len, const char **name) {
+    const char *slash = strrchr(base, '/');
+    if (!slash) {
+        snprintf(dir, len, ".");
+        *name = base;
+    } else if (slash == base) {
+        snprintf(dir, len, "/");
+        *name = slash + 1;
+    } else {
+        snprintf(dir, len, "%.*s", (int)(slash - base), base);
+        *name = slash + 1;
+    }
+}
+
+/* Is `entry` (a name in the output directory, ".part" already stripped) one of this run's chunk
+ * names? The first generation picks the only candidate chunk by bisection, so a run of a billion
+ * chunks costs one directory listing, not a billion stat calls. */
+static bool is_chunk_of_run(const char *entry, const char *stem, const gol_schedule *s) {
+    size_t stem_len = strlen(stem);
+    if (strncmp(entry, stem, stem_len) != 0 || entry[stem_len] != '_') return false;
+    const char *p = entry + stem_len + 1;
+    char *end;
+    errno = 0;
+    long long g0 = strtoll(p, &end, 10);
+    if (end == p || errno) return false;
+    int64_t lo = 0, hi = schedule_chunks(s) - 1;
+    while (lo < hi) { /* the last chunk whose first generation is <= g0 */
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        int64_t m0, m1;
+        chunk_generations(s, mid, &m0, &m1);
+        if (m0 <= g0)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    int64_t c0, c1;
+    chunk_generations(s, lo, &c0, &c1);
+    if (c0 != g0) return false;
+    char want[GOL_PATH_MAX + 64];
+    output_chunk_name(stem, c0, c1, want, sizeof want);
+    return strcmp(entry, want) == 0;
+}
+
+static gol_status check_on_root(const gol_config *cfg, const gol_schedule *sched) {
+    char base[GOL_PATH_MAX], dir[GOL_PATH_MAX];
+    const char *stem;
+    config_output_base(cfg, base, sizeof base);
+    split_base(base, dir, sizeof dir, &stem);
+
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return gol_fail(GOL_EXIT_USAGE, "output directory '%s' does not exist", dir);
+    if (!S_ISDIR(st.st_mode))
+        return gol_fail(GOL_EXIT_USAGE, "output directory '%s' is not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return gol_fail(GOL_EXIT_USAGE, "output directory '%s' is not writable", dir);
+    if (cfg->force) return gol_ok();
+
+    static const char *const index_suffix[] = {".h5", ".h5.part", ".xmf", ".xmf.part"};
+    for (size_t i = 0; i < sizeof index_suffix / sizeof *index_suffix; i++) {
+        char name[GOL_PATH_MAX + 16];
+        snprintf(name, sizeof name, "%s%s", base, index_suffix[i]);
+        if (lstat(name, &st) == 0)
+            return gol_fail(GOL_EXIT_USAGE,
+                            "output file '%s' exists; pass --force to replace it or choose "
+                            "another --output",
+                            name);
+    }
+
+    DIR *d = opendir(dir);
+    if (!d) return gol_fail(GOL_EXIT_USAGE, "output directory '%s' cannot be read", dir);
+    gol_status result = gol_ok();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char entry[GOL_PATH_MAX];
+        snprintf(entry, sizeof entry, "%s", e->d_name);
+        size_t n = strlen(entry);
+        if (n > 5 && strcmp(entry + n - 5, ".part") == 0) entry[n - 5] = '\0';
+        if (is_chunk_of_run(entry, stem, sched)) {
+            result = gol_fail(GOL_EXIT_USAGE,
+                              "output file '%s%s%s' exists; pass --force to replace it or choose "
+                              "another --output",
+                              strchr(base, '/') ? dir : "", strchr(base, '/') ? "/" : "",
+                              e->d_name);
+            break;
+        }
+    }
+    closedir(d);
+    return result;
+}
+
+gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Comm comm) {
+    int rank;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    gol_status st = gol_ok();
+    if (cfg->no_output) return st;
+    if (rank == 0) st = check_on_root(cfg, sched);
+    MPI_CHECK(MPI_Bcast(&st, (int)sizeof st, MPI_BYTE, 0, comm));
+    return st;
+}
+
+/* ---- the writer ------------------------------------------------------------------------ */
+
+static double now_s(void) { return MPI_Wtime(); }
+
+/* Everything one chunk needs, on whichever thread makes the HDF5 calls. */
+static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
+    double t0 = now_s();
+    const gol_schedule *s = &o->sched;
+    int64_t first = schedule_chunk_first(s, chunk), n = schedule_chunk_frames(s, chunk);
+    int64_t *gens = gol_xmalloc((size_t)n * sizeof *gens);
+    for (int64_t f = 0; f < n; f++) gens[f] = schedule_frame_generation(s, first + f);
+    char name[GOL_PATH_MAX + 64];
+    output_chunk_name(o->base, gens[0], gens[n - 1], name, sizeof name);
+
+    trace_pushf("write %s", io_basename(name));
+    int collective = chunk_h5_write(o->comm, name, &o->meta, &o->slab, n, gens, frames_h);
+    trace_pop();
+    if (!collective) o->collective = 0;
+    o->chunks_done = chunk + 1;
+
+    if (o->slab.rank == 0) {
+        trace_push("index");
+        index_h5_write(o->base, &o->meta, s, o->chunks_done);
+        xdmf_add_chunk(o->xdmf, name, n, gens);
+        xdmf_write(o->xdmf);
+        trace_pop();
+    }
+    free(gens);
+    o->write_s += now_s() - t0;
+}
+
+static int oldest_queued(const gol_output *o) {
+    int best = -1;
+    for (int s = 0; s < OUTPUT_SLOTS; s++)
+        if (o->slot[s].state == SLOT_QUEUED &&
+            (best < 0 || o->slot[s].ticket < o->slot[best].ticket))
+            best = s;
+    return best;
+}
+
+static void *writer_main(void *arg) {
+    gol_output *o = arg;
+    trace_name_thread("hdf5-writer");
+    pthread_mutex_lock(&o->mu);
+    for (;;) {
+        int s;
+        while ((s = oldest_queued(o)) < 0 && !o->stop) pthread_cond_wait(&o->cv, &o->mu);
+        if (s < 0) break; /* stop, and nothing left */
+        o->slot[s].state = SLOT_WRITING;
+        int64_t chunk = o->slot[s].chunk;
+        const void *frames_h = o->slot[s].frames_h;
+        pthread_mutex_unlock(&o->mu);
+        write_chunk(o, chunk, frames_h);
+        pthread_mutex_lock(&o->mu);
+        o->slot[s].state = SLOT_FREE;
+        pthread_cond_broadcast(&o->cv);
+    }
+    pthread_mutex_unlock(&o->mu);
+    return NULL;
+}
+
+gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_schedule *sched,
+                        MPI_Comm comm) {
+    gol_output *o = gol_xcalloc(1, sizeof *o);
+    config_output_base(cfg, o->base, sizeof o->base);
+    o->slab = *slab;
+    o->sched = *sched;
+    io_meta *m = &o->meta;
+    snprintf(m->rule, sizeof m->rule, "%s", cfg->rule_text);
+    m->boundary = io_boundary_name(cfg->boundary);
+    m->encoding = cfg->frame_format == GOL_FRAME_PACKED ? IO_ENCODING_PACKED : IO_ENCODING_U8;
+    m->width = slab->width;
+    m->height = slab->height;
+    m->row_bytes = frame_row_bytes(slab->width, cfg->frame_format);
+    m->seed = cfg->seed;
+    m->density = cfg->density;
+    m->ranks = slab->nranks;
+    o->collective = 1;
+    MPI_CHECK(MPI_Comm_dup(comm, &o->comm));
+    if (slab->rank == 0) o->xdmf = xdmf_create(o->base, m);
+
+    int provided = MPI_THREAD_SINGLE;
+    MPI_CHECK(MPI_Query_thread(&provided));
+    /* every rank must choose alike: a collective write cannot be threaded on some ranks only */
+    int multiple = provided >= MPI_THREAD_MULTIPLE, all_multiple = 0;
+    MPI_CHECK(MPI_Allreduce(&multiple, &all_multiple, 1, MPI_INT, MPI_MIN, comm));
+    o->threaded = all_multiple;
+    if (o->threaded) {
+        SYS_CHECK(pthread_mutex_init(&o->mu, NULL) == 0, "pthread_mutex_init");
+        SYS_CHECK(pthread_cond_init(&o->cv, NULL) == 0, "pthread_cond_init");
+        int rc = pthread_create(&o->thread, NULL, writer_main, o);
+        errno = rc;
+        SYS_CHECK(rc == 0, "pthread_create(hdf5-writer)");
+    }
+    return o;
+}
+
+void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *frames_h) {
+    if (slot < 0 || slot >= OUTPUT_SLOTS || chunk != o->next_chunk ||
+        chunk >= schedule_chunks(&o->sched))
+        gol_die(__FILE__, __LINE__, "output_write_chunk", "golmpi",
+                "chunks must be handed over in order, to slot 0 or 1");
+    o->next_chunk++;
+    if (!o->threaded) {
+        double t0 = now_s();
+        write_chunk(o, chunk, frames_h);
+        o->wait_s += now_s() - t0; /* the main thread was held for the whole write */
+        return;
+    }
+    output_wait_slot(o, slot); /* a slot handed over twice waits for its first write */
+    pthread_mutex_lock(&o->mu);
+    o->slot[slot].state = SLOT_QUEUED;
+    o->slot[slot].chunk = chunk;
+    o->slot[slot].frames_h = frames_h;
+    o->slot[slot].ticket = o->next_ticket++;
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+}
+
+void output_wait_slot(gol_output *o, int slot) {
+    if (!o->threaded) return;
+    double t0 = now_s();
+    pthread_mutex_lock(&o->mu);
+    while (o->slot[slot].state != SLOT_FREE) pthread_cond_wait(&o->cv, &o->mu);
+    pthread_mutex_unlock(&o->mu);
+    o->wait_s += now_s() - t0;
+}
+
+void output_close(gol_output *o, gol_output_stats *stats) {
+    if (o->threaded) {
+        double t0 = now_s();
+        pthread_mutex_lock(&o->mu);
+        o->stop = true; /* the writer drains the queue before it sees this */
+        pthread_cond_broadcast(&o->cv);
+        pthread_mutex_unlock(&o->mu);
+        SYS_CHECK(pthread_join(o->thread, NULL) == 0, "pthread_join(hdf5-writer)");
+        o->wait_s += now_s() - t0;
+        pthread_cond_destroy(&o->cv);
+        pthread_mutex_destroy(&o->mu);
+    }
+    /* the index and XMF were refreshed after the last chunk, so they are final already */
+    int all_collective = 0;
+    MPI_CHECK(MPI_Allreduce(&o->collective, &all_collective, 1, MPI_INT, MPI_MIN, o->comm));
+    if (stats) {
+        int64_t bytes = 0;
+        for (int64_t c = 0; c < o->chunks_done; c++) {
+            int64_t n = schedule_chunk_frames(&o->sched, c);
+            bytes += n * o->meta.height * o->meta.row_bytes + n * (int64_t)sizeof(int64_t);
+        }
+        stats->bytes_written = bytes;
+        stats->files = o->chunks_done;
+        stats->write_s = o->write_s;
+        stats->wait_s = o->wait_s;
+        stats->collective = o->chunks_done > 0 ? all_collective : 1;
+    }
+    MPI_CHECK(MPI_Comm_free(&o->comm));
+    xdmf_destroy(o->xdmf);
+    free(o);
+}

@@ -1,0 +1,152 @@
+/* One chunk file, written by every rank at once through MPI-IO (DESIGN, Output). */
+#include <stdio.h>
+#include <string.h>
+
+#include "io/io_internal.h"
+#include "src/check.h"
+
+const char *io_boundary_name(gol_boundary b) { return b == GOL_BOUNDARY_DEAD ? "dead" : "torus"; }
+
+const char *io_basename(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+void io_rename(const char *from, const char *to) {
+    char what[2 * GOL_PATH_MAX + 32];
+    snprintf(what, sizeof what, "rename(\"%s\", \"%s\")", from, to);
+    SYS_CHECK(rename(from, to) == 0, what);
+}
+
+/* Fixed-length strings: they need no global heap, which keeps collective metadata writes simple,
+ * and h5py reads them as bytes. */
+void io_write_str_attr(hid_t loc, const char *name, const char *value) {
+    hid_t type, space, attr;
+    H5_CHECK(type = H5Tcopy(H5T_C_S1));
+    H5_CHECK(H5Tset_size(type, strlen(value) > 0 ? strlen(value) : 1));
+    H5_CHECK(H5Tset_strpad(type, H5T_STR_NULLTERM));
+    H5_CHECK(space = H5Screate(H5S_SCALAR));
+    H5_CHECK(attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
+    H5_CHECK(H5Awrite(attr, type, value));
+    H5_CHECK(H5Aclose(attr));
+    H5_CHECK(H5Sclose(space));
+    H5_CHECK(H5Tclose(type));
+}
+
+static void write_scalar_attr(hid_t loc, const char *name, hid_t type, const void *value) {
+    hid_t space, attr;
+    H5_CHECK(space = H5Screate(H5S_SCALAR));
+    H5_CHECK(attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
+    H5_CHECK(H5Awrite(attr, type, value));
+    H5_CHECK(H5Aclose(attr));
+    H5_CHECK(H5Sclose(space));
+}
+
+void io_write_root_attrs(hid_t loc, const io_meta *m) {
+    io_write_str_attr(loc, "rule", m->rule);
+    io_write_str_attr(loc, "boundary", m->boundary);
+    write_scalar_attr(loc, "width", H5T_NATIVE_INT64, &m->width);
+    write_scalar_attr(loc, "height", H5T_NATIVE_INT64, &m->height);
+    write_scalar_attr(loc, "seed", H5T_NATIVE_UINT64, &m->seed);
+    write_scalar_attr(loc, "density", H5T_NATIVE_DOUBLE, &m->density);
+    io_write_str_attr(loc, "encoding", m->encoding);
+    write_scalar_attr(loc, "ranks", H5T_NATIVE_INT32, &m->ranks);
+    io_write_str_attr(loc, "version", GOLMPI_VERSION);
+}
+
+static hid_t create_file(MPI_Comm comm, const char *part) {
+    hid_t fapl, file;
+    H5_CHECK(fapl = H5Pcreate(H5P_FILE_ACCESS));
+    H5_CHECK(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+    /* metadata read and written once, collectively, instead of by every rank on its own */
+    H5_CHECK(H5Pset_all_coll_metadata_ops(fapl, 1));
+    H5_CHECK(H5Pset_coll_metadata_write(fapl, 1));
+    /* big objects (the frames) start on a stripe/block boundary; small metadata stays packed */
+    H5_CHECK(H5Pset_alignment(fapl, (hsize_t)64 << 10, (hsize_t)1 << 20));
+    H5_CHECK(file = H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    H5_CHECK(H5Pclose(fapl));
+    return file;
+}
+
+/* Contiguous, allocated at creation (parallel HDF5 needs that for contiguous data) and never
+ * filled: every byte is written once by its owner. */
+static hid_t create_dataset(hid_t file, const char *name, hid_t type, int ndims,
+                            const hsize_t *dims) {
+    hid_t space, dcpl, dset;
+    H5_CHECK(space = H5Screate_simple(ndims, dims, NULL));
+    H5_CHECK(dcpl = H5Pcreate(H5P_DATASET_CREATE));
+    H5_CHECK(H5Pset_layout(dcpl, H5D_CONTIGUOUS));
+    H5_CHECK(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
+    H5_CHECK(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
+    H5_CHECK(dset = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    H5_CHECK(H5Pclose(dcpl));
+    H5_CHECK(H5Sclose(space));
+    return dset;
+}
+
+/* A rank with nothing to write still takes part in the collective call, with empty selections. */
+static void select_nothing(hid_t dset, hid_t *fspace, hid_t *mspace) {
+    hsize_t one = 1;
+    H5_CHECK(*fspace = H5Dget_space(dset));
+    H5_CHECK(H5Sselect_none(*fspace));
+    H5_CHECK(*mspace = H5Screate_simple(1, &one, NULL));
+    H5_CHECK(H5Sselect_none(*mspace));
+}
+
+int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
+                   int64_t nframes, const int64_t *gens, const void *frames_h) {
+    char part[GOL_PATH_MAX + 16];
+    snprintf(part, sizeof part, "%s.part", name);
+    hid_t file = create_file(comm, part);
+    io_write_root_attrs(file, m);
+
+    hid_t dxpl;
+    H5_CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER));
+    H5_CHECK(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
+
+    /* /frames: memory type == file type, or HDF5 quietly drops to independent I/O */
+    hsize_t dims[3] = {(hsize_t)nframes, (hsize_t)m->height, (hsize_t)m->row_bytes};
+    hid_t frames = create_dataset(file, "frames", H5T_NATIVE_UINT8, 3, dims);
+    if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
+        io_write_str_attr(frames, "encoding", IO_ENCODING_PACKED);
+    hid_t fspace, mspace;
+    if (slab->rows > 0) {
+        /* this rank's rows of every frame: one hyperslab, one call, straight from frames_h */
+        hsize_t start[3] = {0, (hsize_t)slab->row0, 0};
+        hsize_t count[3] = {(hsize_t)nframes, (hsize_t)slab->rows, (hsize_t)m->row_bytes};
+        H5_CHECK(fspace = H5Dget_space(frames));
+        H5_CHECK(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL));
+        H5_CHECK(mspace = H5Screate_simple(3, count, NULL));
+    } else {
+        select_nothing(frames, &fspace, &mspace);
+    }
+    H5_CHECK(H5Dwrite(frames, H5T_NATIVE_UINT8, mspace, fspace, dxpl, frames_h));
+    H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
+    H5_CHECK(H5Pget_mpio_actual_io_mode(dxpl, &mode));
+    int collective = mode != H5D_MPIO_NO_COLLECTIVE;
+    H5_CHECK(H5Sclose(mspace));
+    H5_CHECK(H5Sclose(fspace));
+    H5_CHECK(H5Dclose(frames));
+
+    /* /generations: rank 0 holds the values, the others join with nothing */
+    hsize_t ngen = (hsize_t)nframes;
+    hid_t gdset = create_dataset(file, "generations", H5T_NATIVE_INT64, 1, &ngen);
+    if (slab->rank == 0) {
+        H5_CHECK(fspace = H5Dget_space(gdset));
+        H5_CHECK(H5Sselect_all(fspace));
+        H5_CHECK(mspace = H5Screate_simple(1, &ngen, NULL));
+    } else {
+        select_nothing(gdset, &fspace, &mspace);
+    }
+    H5_CHECK(H5Dwrite(gdset, H5T_NATIVE_INT64, mspace, fspace, dxpl, gens));
+    H5_CHECK(H5Sclose(mspace));
+    H5_CHECK(H5Sclose(fspace));
+    H5_CHECK(H5Dclose(gdset));
+    H5_CHECK(H5Pclose(dxpl));
+    H5_CHECK(H5Fclose(file));
+
+    /* renamed only once closed everywhere, so no reader ever sees half a file */
+    MPI_CHECK(MPI_Barrier(comm));
+    if (slab->rank == 0) io_rename(part, name);
+    return collective;
+}

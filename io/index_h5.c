@@ -1,0 +1,60 @@
+/* The index "<base>.h5": one virtual dataset over every finished chunk, so a reader sees the run
+ * as a single [T, H, W] array. Rank 0 rebuilds it after each chunk and swaps it in with rename(2),
+ * so a reader always finds either the old or the new index, whole. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "io/io_internal.h"
+#include "io/output.h"
+#include "src/check.h"
+
+void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched,
+                    int64_t nchunks) {
+    char name[GOL_PATH_MAX + 16], part[GOL_PATH_MAX + 32], chunk[GOL_PATH_MAX + 64];
+    snprintf(name, sizeof name, "%s.h5", base);
+    snprintf(part, sizeof part, "%s.h5.part", base);
+    int64_t total = schedule_chunk_first(sched, nchunks - 1) + schedule_chunk_frames(sched, nchunks - 1);
+
+    hid_t file, vspace, dcpl, dset;
+    /* serial sec2 driver: only rank 0 writes the index */
+    H5_CHECK(file = H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    io_write_root_attrs(file, m);
+
+    hsize_t vdims[3] = {(hsize_t)total, (hsize_t)m->height, (hsize_t)m->row_bytes};
+    H5_CHECK(vspace = H5Screate_simple(3, vdims, NULL));
+    H5_CHECK(dcpl = H5Pcreate(H5P_DATASET_CREATE));
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t first = schedule_chunk_first(sched, c), n = schedule_chunk_frames(sched, c);
+        output_chunk_name(base, schedule_frame_generation(sched, first),
+                          schedule_frame_generation(sched, first + n - 1), chunk, sizeof chunk);
+        hsize_t start[3] = {(hsize_t)first, 0, 0};
+        hsize_t count[3] = {(hsize_t)n, (hsize_t)m->height, (hsize_t)m->row_bytes};
+        hid_t sspace;
+        H5_CHECK(sspace = H5Screate_simple(3, count, NULL));
+        H5_CHECK(H5Sselect_hyperslab(vspace, H5S_SELECT_SET, start, NULL, count, NULL));
+        /* the bare file name: HDF5 looks for it next to the index, so the run directory can move */
+        H5_CHECK(H5Pset_virtual(dcpl, vspace, io_basename(chunk), "/frames", sspace));
+        H5_CHECK(H5Sclose(sspace));
+    }
+    H5_CHECK(H5Sselect_all(vspace));
+    H5_CHECK(dset = H5Dcreate2(file, "frames", H5T_NATIVE_UINT8, vspace, H5P_DEFAULT, dcpl,
+                               H5P_DEFAULT));
+    if (m->encoding[0] == 'p') io_write_str_attr(dset, "encoding", m->encoding);
+    H5_CHECK(H5Dclose(dset));
+    H5_CHECK(H5Pclose(dcpl));
+    H5_CHECK(H5Sclose(vspace));
+
+    int64_t *gens = gol_xmalloc((size_t)total * sizeof *gens);
+    for (int64_t f = 0; f < total; f++) gens[f] = schedule_frame_generation(sched, f);
+    hsize_t ngen = (hsize_t)total;
+    hid_t gspace;
+    H5_CHECK(gspace = H5Screate_simple(1, &ngen, NULL));
+    H5_CHECK(dset = H5Dcreate2(file, "generations", H5T_NATIVE_INT64, gspace, H5P_DEFAULT,
+                               H5P_DEFAULT, H5P_DEFAULT));
+    H5_CHECK(H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, gens));
+    H5_CHECK(H5Dclose(dset));
+    H5_CHECK(H5Sclose(gspace));
+    free(gens);
+    H5_CHECK(H5Fclose(file));
+    io_rename(part, name);
+}

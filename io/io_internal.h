@@ -1,0 +1,57 @@
+/* What the files of io/ share with each other and with no one else. Every function here makes
+ * HDF5 calls, so outside restart it runs only on the writer thread (HDF5 1.10 is not thread-safe). */
+#ifndef GOLMPI_IO_INTERNAL_H
+#define GOLMPI_IO_INTERNAL_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdint.h>
+
+#include "src/config.h"
+#include "src/decomp.h"
+#include "src/schedule.h"
+
+/* The root attributes every golmpi file carries, so any one file describes its run. */
+typedef struct io_meta {
+    char rule[32];
+    const char *boundary; /* "torus" or "dead" */
+    const char *encoding; /* "u8" or "packed-lsb" */
+    int64_t width, height;
+    int64_t row_bytes; /* bytes of one frame row: width, or ceil(width/8) packed */
+    uint64_t seed;
+    double density;
+    int32_t ranks;
+} io_meta;
+
+#define IO_ENCODING_U8 "u8"
+#define IO_ENCODING_PACKED "packed-lsb"
+
+const char *io_boundary_name(gol_boundary b);
+void io_write_root_attrs(hid_t loc, const io_meta *m);
+void io_write_str_attr(hid_t loc, const char *name, const char *value);
+
+/* "dir/life_000000-000010.h5" -> "life_000000-000010.h5" (no copy). */
+const char *io_basename(const char *path);
+
+/* One chunk file, written collectively over comm. The frames are this rank's rows (slab) of
+ * nframes frames; gens holds the nframes generations. Returns 1 when the frame write went
+ * collective on this rank. The file appears under `name` only after every rank closed it. */
+int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
+                   int64_t nframes, const int64_t *gens, const void *frames_h);
+
+/* Rank 0 only: the index "<base>.h5" over chunks [0, nchunks) of sched, replaced atomically. */
+void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched,
+                    int64_t nchunks);
+
+/* Rank 0 only: "<base>.xmf" over chunks [0, nchunks), replaced atomically. The state keeps the
+ * text of the frames already described, so a refresh formats only the new chunk. */
+typedef struct xdmf_state xdmf_state;
+xdmf_state *xdmf_create(const char *base, const io_meta *m);
+void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, const int64_t *gens);
+void xdmf_write(xdmf_state *x);
+void xdmf_destroy(xdmf_state *x);
+
+/* rename(2) checked: the atomic step that makes a finished file visible. */
+void io_rename(const char *from, const char *to);
+
+#endif

@@ -1,0 +1,105 @@
+/* "<base>.xmf": an XDMF 3 temporal collection, so ParaView and VisIt open the run as a time
+ * series. Each frame is a Uniform grid whose cell-centred attribute "alive" is a HyperSlab of one
+ * frame of its chunk file's /frames: the chunk files, not the index, because XDMF readers do not
+ * all follow HDF5 virtual datasets.
+ *
+ * The mesh is a 2DCoRectMesh of (H+1) x (W+1) nodes, so there is one cell per Life cell and
+ * ParaView draws a W x H image with row 0 at y = 0. Packed frames get an XMF too, over the byte
+ * grid: ceil(W/8) cells per row, the attribute is called "alive_packed_lsb" and each value holds
+ * 8 cells, the leftmost in the least significant bit. That keeps the time series openable; to
+ * see single cells, write u8 frames. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/io_internal.h"
+#include "src/check.h"
+
+struct xdmf_state {
+    char name[GOL_PATH_MAX + 16], part[GOL_PATH_MAX + 32];
+    io_meta meta;
+    char *grids; /* the text of every frame described so far */
+    size_t len, cap;
+};
+
+static void append(xdmf_state *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(xdmf_state *x, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(x->grids + x->len, x->cap - x->len, fmt, ap);
+        va_end(ap);
+        SYS_CHECK(n >= 0, "vsnprintf");
+        if ((size_t)n < x->cap - x->len) {
+            x->len += (size_t)n;
+            return;
+        }
+        size_t cap = 2 * x->cap + (size_t)n + 1;
+        char *grown = gol_xmalloc(cap);
+        memcpy(grown, x->grids, x->len);
+        free(x->grids);
+        x->grids = grown;
+        x->cap = cap;
+    }
+}
+
+xdmf_state *xdmf_create(const char *base, const io_meta *m) {
+    xdmf_state *x = gol_xcalloc(1, sizeof *x);
+    snprintf(x->name, sizeof x->name, "%s.xmf", base);
+    snprintf(x->part, sizeof x->part, "%s.xmf.part", base);
+    x->meta = *m;
+    x->cap = 4096;
+    x->grids = gol_xmalloc(x->cap);
+    x->grids[0] = '\0';
+    return x;
+}
+
+void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, const int64_t *gens) {
+    const io_meta *m = &x->meta;
+    const char *attr = m->encoding[0] == 'p' ? "alive_packed_lsb" : "alive";
+    long long h = (long long)m->height, w = (long long)m->row_bytes;
+    for (int64_t f = 0; f < nframes; f++) {
+        append(x,
+               "      <Grid Name=\"generation_%06lld\" GridType=\"Uniform\">\n"
+               "        <Time Value=\"%lld\"/>\n"
+               "        <Topology TopologyType=\"2DCoRectMesh\" Dimensions=\"%lld %lld\"/>\n"
+               "        <Geometry GeometryType=\"ORIGIN_DXDY\">\n"
+               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"2\">0 0</DataItem>\n"
+               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"2\">1 1</DataItem>\n"
+               "        </Geometry>\n"
+               "        <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+               "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 %lld %lld\">\n"
+               "            <DataItem Format=\"XML\" NumberType=\"Int\" Dimensions=\"3 3\">"
+               "%lld 0 0 1 1 1 1 %lld %lld</DataItem>\n"
+               "            <DataItem Format=\"HDF\" NumberType=\"UChar\" Precision=\"1\" "
+               "Dimensions=\"%lld %lld %lld\">%s:/frames</DataItem>\n"
+               "          </DataItem>\n"
+               "        </Attribute>\n"
+               "      </Grid>\n",
+               (long long)gens[f], (long long)gens[f], h + 1, w + 1, attr, h, w, (long long)f, h,
+               w, (long long)nframes, h, w, io_basename(chunk_name));
+    }
+}
+
+void xdmf_write(xdmf_state *x) {
+    FILE *fp = fopen(x->part, "w");
+    SYS_CHECK(fp != NULL, x->part);
+    fprintf(fp,
+            "<?xml version=\"1.0\" ?>\n"
+            "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+            "<Xdmf Version=\"3.0\">\n"
+            "  <Domain>\n"
+            "    <Grid Name=\"life\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    SYS_CHECK(fwrite(x->grids, 1, x->len, fp) == x->len, x->part);
+    fprintf(fp, "    </Grid>\n  </Domain>\n</Xdmf>\n");
+    SYS_CHECK(ferror(fp) == 0, x->part);
+    SYS_CHECK(fclose(fp) == 0, x->part);
+    io_rename(x->part, x->name);
+}
+
+void xdmf_destroy(xdmf_state *x) {
+    if (!x) return;
+    free(x->grids);
+    free(x);
+}
