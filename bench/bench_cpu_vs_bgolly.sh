@@ -10,6 +10,7 @@ set -euo pipefail
 golmpi=$(realpath "${1:-build/golmpi}")
 here=$(cd "$(dirname "$0")" && pwd)
 SIZE=${SIZE:-4096} N1=${N1:-200} N2=${N2:-1000} RANKS=${RANKS:-2} REPEAT=${REPEAT:-3}
+PY=python3; $PY -c "import h5py" 2>/dev/null || PY=/usr/bin/python3
 command -v bgolly >/dev/null || { echo "bgolly not found: apt-get install golly" >&2; exit 2; }
 mpiexec=(mpiexec --oversubscribe -n "$RANKS")
 [[ $(id -u) == 0 ]] && mpiexec=(mpiexec --allow-run-as-root --oversubscribe -n "$RANKS")
@@ -31,7 +32,7 @@ best() {
 echo "soup: ${SIZE}x${SIZE} torus, B3/S23, density 0.5, seed 1; generations $N1 and $N2; $RANKS ranks"
 "${mpiexec[@]}" "$golmpi" --backend cpu --size "$SIZE" --steps 0 --seed 1 --density 0.5 \
   --output soup.h5 --quiet
-python3 "$here/frame_to_rle.py" soup.h5 soup.rle
+$PY "$here/frame_to_rle.py" soup.h5 soup.rle
 
 g() { "${mpiexec[@]}" "$golmpi" --backend cpu --size "$SIZE" --seed 1 --density 0.5 --no-output --quiet --steps "$1"; }
 b() { bgolly -a QuickLife -q -q -m "$1" soup.rle; }
@@ -41,9 +42,9 @@ tb1=$(best b "$N1"); tb2=$(best b "$N2")
 # the same answer: both final grids, cell for cell
 "${mpiexec[@]}" "$golmpi" --backend cpu --size "$SIZE" --seed 1 --density 0.5 --steps "$N2" \
   --save-every "$N2" --chunk 1 --output final.h5 --quiet
-python3 "$here/frame_to_rle.py" final.h5 golmpi_final.rle
+$PY "$here/frame_to_rle.py" final.h5 golmpi_final.rle
 bgolly -a QuickLife -q -q -m "$N2" -o bgolly_final.rle soup.rle
-python3 - "$SIZE" <<'PY'
+$PY - "$SIZE" <<'PY'
 import sys, h5py, numpy as np
 n = int(sys.argv[1])
 def read_rle(path):
@@ -65,7 +66,7 @@ if a.sum() != b.sum() or not np.array_equal(a, b):
 print(f"final grids agree: {int(a.sum())} live cells at the last generation")
 PY
 
-python3 - "$SIZE" "$N1" "$N2" "$tg1" "$tg2" "$tb1" "$tb2" <<'PY'
+$PY - "$SIZE" "$N1" "$N2" "$tg1" "$tg2" "$tb1" "$tb2" <<'PY'
 import sys
 size, n1, n2 = map(int, sys.argv[1:4]); tg1, tg2, tb1, tb2 = map(float, sys.argv[4:8])
 cells = size * size * (n2 - n1)
