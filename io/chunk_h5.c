@@ -18,13 +18,13 @@ void io_rename(const char *from, const char *to) {
     SYS_CHECK(rename(from, to) == 0, what);
 }
 
-/* Fixed-length strings: they need no global heap, which keeps collective metadata writes simple,
- * and h5py reads them as bytes. */
+/* Fixed-length, null-padded strings (as h5py writes them): they need no global heap, which keeps
+ * collective metadata writes simple, and h5py reads them as bytes. */
 void io_write_str_attr(hid_t loc, const char *name, const char *value) {
     hid_t type, space, attr;
     H5_CHECK(type = H5Tcopy(H5T_C_S1));
     H5_CHECK(H5Tset_size(type, strlen(value) > 0 ? strlen(value) : 1));
-    H5_CHECK(H5Tset_strpad(type, H5T_STR_NULLTERM));
+    H5_CHECK(H5Tset_strpad(type, H5T_STR_NULLPAD));
     H5_CHECK(space = H5Screate(H5S_SCALAR));
     H5_CHECK(attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
     H5_CHECK(H5Awrite(attr, type, value));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/output.h"
@@ -259,6 +260,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *dir = argv[1];
+    if (rank == 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 
     /* three u8 chunks, the last of one frame (a name without the range) */
     run_spec u8 = {"u8run", 77, 23, 0, 27, 5, 3, GOL_FRAME_U8, GOL_BOUNDARY_TORUS, "B3/S23",

@@ -1,0 +1,36 @@
+# I/O: the output API at 1..4 ranks, then the files it wrote checked from Python (h5py, numpy).
+add_executable(test_io_roundtrip ${CMAKE_CURRENT_SOURCE_DIR}/test_io_roundtrip.c)
+target_link_libraries(test_io_roundtrip PRIVATE golmpi_core)
+
+# The checkers need h5py; the interpreter CMake found may lack it (pyenv) while the system one has it.
+set(GOLMPI_IO_PYTHON "")
+foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
+  if(py AND NOT GOLMPI_IO_PYTHON)
+    execute_process(COMMAND ${py} -c "import h5py, numpy" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(GOLMPI_IO_PYTHON ${py})
+    endif()
+  endif()
+endforeach()
+if(NOT GOLMPI_IO_PYTHON)
+  message(WARNING "no Python with h5py and numpy: the I/O file checks are not registered")
+endif()
+
+foreach(n 1 2 3 4)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/io_out_${n})
+  # a fresh directory each time, so output_check never sees an earlier run
+  # (test_io_roundtrip creates it again)
+  add_test(NAME io_clean_${n} COMMAND ${CMAKE_COMMAND} -E rm -rf ${dir})
+  set_tests_properties(io_clean_${n} PROPERTIES FIXTURES_SETUP io_clean_${n})
+  golmpi_mpi_test(NAME io_roundtrip_${n} RANKS ${n} COMMAND $<TARGET_FILE:test_io_roundtrip> ${dir})
+  set_tests_properties(io_roundtrip_${n} PROPERTIES FIXTURES_REQUIRED io_clean_${n}
+    FIXTURES_SETUP io_files_${n} TIMEOUT 120)
+  if(GOLMPI_IO_PYTHON)
+    add_test(NAME io_check_output_${n}
+      COMMAND ${GOLMPI_IO_PYTHON} ${GOLMPI_TEST_DIR}/check_output.py ${dir})
+    add_test(NAME io_check_xdmf_${n}
+      COMMAND ${GOLMPI_IO_PYTHON} ${GOLMPI_TEST_DIR}/check_xdmf.py ${dir})
+    set_tests_properties(io_check_output_${n} io_check_xdmf_${n} PROPERTIES
+      FIXTURES_REQUIRED "io_clean_${n};io_files_${n}" TIMEOUT 120)
+  endif()
+endforeach()
