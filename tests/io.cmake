@@ -16,13 +16,21 @@ if(NOT GOLMPI_IO_PYTHON)
   message(WARNING "no Python with h5py and numpy: the I/O file checks are not registered")
 endif()
 
-foreach(n 1 2 3 4)
+# io_*_<n>: the writer thread at n ranks; io_*_sync<n>: MPI below MPI_THREAD_MULTIPLE, so the
+# chunks are written on the main thread.
+foreach(n 1 2 3 4 sync2)
+  string(REGEX REPLACE "^sync" "" ranks ${n})
+  set(mode "")
+  if(n MATCHES "^sync")
+    set(mode sync)
+  endif()
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/io_out_${n})
   # a fresh directory each time, so output_check never sees an earlier run
   # (test_io_roundtrip creates it again)
   add_test(NAME io_clean_${n} COMMAND ${CMAKE_COMMAND} -E rm -rf ${dir})
   set_tests_properties(io_clean_${n} PROPERTIES FIXTURES_SETUP io_clean_${n})
-  golmpi_mpi_test(NAME io_roundtrip_${n} RANKS ${n} COMMAND $<TARGET_FILE:test_io_roundtrip> ${dir})
+  golmpi_mpi_test(NAME io_roundtrip_${n} RANKS ${ranks}
+    COMMAND $<TARGET_FILE:test_io_roundtrip> ${dir} ${mode})
   set_tests_properties(io_roundtrip_${n} PROPERTIES FIXTURES_REQUIRED io_clean_${n}
     FIXTURES_SETUP io_files_${n} TIMEOUT 120)
   if(GOLMPI_IO_PYTHON)
