@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #ifdef __CUDACC__
-#define GOL_HD __host__ __device__ __forceinline__
+/* __forceinline__ already says __inline__, and the functions below say inline: nvcc rejects the
+ * duplicate, so ask for always_inline alone. */
+#define GOL_HD __host__ __device__ __attribute__((always_inline))
 #else
 #define GOL_HD
 #endif

@@ -1,0 +1,48 @@
+/* The only door from host C into the CUDA kernels. Every launcher enqueues on the given stream
+ * and checks the launch (cudaGetLastError) before it returns; none of them synchronises.
+ *
+ * Slab layout on the device: (rows + 2) rows of nwords 64-bit words, row 0 the top halo,
+ * rows 1..rows the owned rows, row rows+1 the bottom halo. Row numbers below are slab rows. */
+#ifndef GOLMPI_LIFE_CUDA_H
+#define GOLMPI_LIFE_CUDA_H
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#include "kernels/life_word.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Geometry and rule of one slab, passed by value to every update launch. */
+typedef struct gol_cuda_grid {
+    int64_t rows;   /* owned rows */
+    int64_t nwords; /* words per row */
+    int64_t width;  /* cells per row */
+    int torus;      /* columns wrap */
+    gol_rule rule;
+} gol_cuda_grid;
+
+/* Next generation of slab rows 1 and g.rows (one row when rows == 1) from src_d into dst_d. The
+ * row-end branches are cheap here: only two rows. */
+void launch_life_edges(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, cudaStream_t s);
+
+/* Next generation of slab rows [row_begin, row_end) from src_d into dst_d; the rows above and
+ * below the range must be valid in src_d. An empty range launches nothing. */
+void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
+                      int64_t row_end, cudaStream_t s);
+
+/* rows packed rows (stride nwords words) starting at src_d into rows*width bytes of 0/1. */
+void launch_unpack_u8(const uint64_t *src_d, uint8_t *dst_d, int64_t rows, int64_t nwords,
+                      int64_t width, cudaStream_t s);
+
+/* Adds the live cells of `words` consecutive words at src_d to *count_d (zero it first). */
+void launch_popcount(const uint64_t *src_d, int64_t words, unsigned long long *count_d,
+                     cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,108 @@
+#include "src/device.h"
+
+#include <cuda_runtime_api.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernels/backend.h"
+#include "src/check.h"
+
+/* The count, or 0 with the runtime's reason in why: no driver, no device, or a busy one. */
+static int device_count_reason(char *why, size_t why_len) {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(why, why_len, "%s", cudaGetErrorString(e));
+        (void)cudaGetLastError(); /* the error is the answer, not a failure to carry forward */
+        return 0;
+    }
+    if (n <= 0) snprintf(why, why_len, "no CUDA device visible (CUDA_VISIBLE_DEVICES?)");
+    return n > 0 ? n : 0;
+}
+
+int device_count_unchecked(void) {
+    char why[256];
+    return device_count_reason(why, sizeof why);
+}
+
+int device_local_rank(MPI_Comm comm) {
+    MPI_Comm node;
+    int local;
+    MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_CHECK(MPI_Comm_rank(node, &local));
+    MPI_CHECK(MPI_Comm_free(&node));
+    return local;
+}
+
+int device_select(MPI_Comm comm) {
+    int local = device_local_rank(comm);
+    int n = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&n));
+    int dev = local % n;
+    CUDA_CHECK(cudaSetDevice(dev));
+    return dev;
+}
+
+int backend_cuda_available(MPI_Comm comm, char *why, size_t why_len) {
+    char reason[256] = "";
+    int have = device_count_reason(reason, sizeof reason) > 0;
+    int all = 0;
+    MPI_CHECK(MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm));
+    if (all) {
+        if (why && why_len) why[0] = '\0';
+        return 1;
+    }
+    /* Name the first rank without a GPU, and its host and reason, so the message is actionable. */
+    int rank, nranks, mine = have ? INT_MAX : 0, first = 0, missing = 0, one = !have;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    if (!have) mine = rank;
+    MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+    MPI_CHECK(MPI_Allreduce(&one, &missing, 1, MPI_INT, MPI_SUM, comm));
+    char detail[512] = "";
+    if (rank == first) {
+        char host[256] = "?";
+        gethostname(host, sizeof host - 1);
+        host[sizeof host - 1] = '\0';
+        snprintf(detail, sizeof detail, "host %s: %s", host, reason);
+    }
+    MPI_CHECK(MPI_Bcast(detail, (int)sizeof detail, MPI_CHAR, first, comm));
+    if (why && why_len)
+        snprintf(why, why_len, "%d of %d rank(s) have no usable CUDA device (first: rank %d, %s)",
+                 missing, nranks, first, detail);
+    return 0;
+}
+
+int backend_cuda_distinct_gpus(MPI_Comm comm) {
+    enum { BUS_LEN = 32 };
+    MPI_Comm node;
+    int local, nlocal;
+    MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_CHECK(MPI_Comm_rank(node, &local));
+    MPI_CHECK(MPI_Comm_size(node, &nlocal));
+    /* The PCI bus id names the physical GPU even when each rank sees a different
+     * CUDA_VISIBLE_DEVICES list, where device indices would all read 0. */
+    char bus[BUS_LEN] = "";
+    int n = device_count_unchecked();
+    if (n > 0 && cudaDeviceGetPCIBusId(bus, BUS_LEN, local % n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        bus[0] = '\0';
+    }
+    char *all = gol_xmalloc((size_t)nlocal * BUS_LEN);
+    MPI_CHECK(MPI_Allgather(bus, BUS_LEN, MPI_CHAR, all, BUS_LEN, MPI_CHAR, node));
+    int distinct = 1;
+    for (int i = 0; i < nlocal && distinct; i++) {
+        if (all[(size_t)i * BUS_LEN] == '\0') distinct = 0; /* no GPU, or unknown: not safe */
+        for (int k = 0; k < i && distinct; k++)
+            if (strncmp(all + (size_t)i * BUS_LEN, all + (size_t)k * BUS_LEN, BUS_LEN) == 0)
+                distinct = 0;
+    }
+    free(all);
+    MPI_CHECK(MPI_Comm_free(&node));
+    int every = 0;
+    MPI_CHECK(MPI_Allreduce(&distinct, &every, 1, MPI_INT, MPI_MIN, comm));
+    return every;
+}
