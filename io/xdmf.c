@@ -3,8 +3,10 @@
  * frame of its chunk file's /frames: the chunk files, not the index, because XDMF readers do not
  * all follow HDF5 virtual datasets.
  *
- * The mesh is a 2DCoRectMesh of (H+1) x (W+1) nodes, so there is one cell per Life cell and
- * ParaView draws a W x H image with row 0 at y = 0. Packed frames get an XMF too, over the byte
+ * The mesh is a 3DCoRectMesh of 2 x (H+1) x (W+1) nodes: one layer of W x H cells, one cell per
+ * Life cell, whose cell data "1 H W" is exactly one frame's hyperslab. VTK's XDMF reader (the one
+ * in ParaView) reads that as a W x H image with row 0 at y = 0; a 2DCoRectMesh came out on the
+ * wrong axes there and its hyperslab read failed. Packed frames get an XMF too, over the byte
  * grid: ceil(W/8) cells per row, the attribute is called "alive_packed_lsb" and each value holds
  * 8 cells, the leftmost in the least significant bit. That keeps the time series openable; to
  * see single cells, write u8 frames. */
@@ -63,10 +65,10 @@ void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, cons
         append(x,
                "      <Grid Name=\"generation_%06lld\" GridType=\"Uniform\">\n"
                "        <Time Value=\"%lld\"/>\n"
-               "        <Topology TopologyType=\"2DCoRectMesh\" Dimensions=\"%lld %lld\"/>\n"
-               "        <Geometry GeometryType=\"ORIGIN_DXDY\">\n"
-               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"2\">0 0</DataItem>\n"
-               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"2\">1 1</DataItem>\n"
+               "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"2 %lld %lld\"/>\n"
+               "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">0 0 0</DataItem>\n"
+               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">1 1 1</DataItem>\n"
                "        </Geometry>\n"
                "        <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
                "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 %lld %lld\">\n"

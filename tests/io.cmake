@@ -16,6 +16,19 @@ if(NOT GOLMPI_IO_PYTHON)
   message(WARNING "no Python with h5py and numpy: the I/O file checks are not registered")
 endif()
 
+# VTK's XDMF reader (ParaView's) as a second judge of the .xmf files, when some Python has vtk.
+set(GOLMPI_VTK_PYTHON "" CACHE FILEPATH "A Python with the vtk package, for the XDMF-through-VTK checks")
+if(NOT GOLMPI_VTK_PYTHON)
+  foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
+    if(py AND NOT GOLMPI_VTK_PYTHON)
+      execute_process(COMMAND ${py} -c "import vtk, numpy" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+      if(rc EQUAL 0)
+        set(GOLMPI_VTK_PYTHON ${py})
+      endif()
+    endif()
+  endforeach()
+endif()
+
 # io_*_<n>: the writer thread at n ranks; io_*_sync<n>: MPI below MPI_THREAD_MULTIPLE, so the
 # chunks are written on the main thread.
 foreach(n 1 2 3 4 sync2)
@@ -39,6 +52,12 @@ foreach(n 1 2 3 4 sync2)
     add_test(NAME io_check_xdmf_${n}
       COMMAND ${GOLMPI_IO_PYTHON} ${GOLMPI_TEST_DIR}/check_xdmf.py ${dir})
     set_tests_properties(io_check_output_${n} io_check_xdmf_${n} PROPERTIES
+      FIXTURES_REQUIRED "io_clean_${n};io_files_${n}" TIMEOUT 120)
+  endif()
+  if(GOLMPI_VTK_PYTHON)
+    add_test(NAME io_check_xdmf_vtk_${n}
+      COMMAND ${GOLMPI_VTK_PYTHON} ${GOLMPI_TEST_DIR}/check_xdmf.py --vtk ${dir})
+    set_tests_properties(io_check_xdmf_vtk_${n} PROPERTIES
       FIXTURES_REQUIRED "io_clean_${n};io_files_${n}" TIMEOUT 120)
   endif()
 endforeach()

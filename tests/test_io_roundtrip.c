@@ -45,8 +45,9 @@ typedef struct run_spec {
 } run_spec;
 
 /* The pattern every check recomputes on its own: (x, y) is alive at generation g iff
- * (7x + 13y + g) % 5 == 0. */
-static int alive(int64_t x, int64_t y, int64_t g) { return (x * 7 + y * 13 + g) % 5 == 0; }
+ * (7x + 13y + 31g) % 101 < 30. It repeats only every 101 generations, so a frame written in the
+ * wrong place cannot pass for the right one. */
+static int alive(int64_t x, int64_t y, int64_t g) { return (x * 7 + y * 13 + g * 31) % 101 < 30; }
 
 static gol_slab make_slab(const run_spec *r, int rank, int nranks) {
     gol_slab s;
