@@ -174,29 +174,44 @@ gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Co
 
 static double now_s(void) { return MPI_Wtime(); }
 
-/* Everything one chunk needs, on whichever thread makes the HDF5 calls. */
-static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
-    double t0 = now_s();
+/* The chunk's generations and file name, from the schedule alone (gens: its frame count). */
+static int64_t chunk_frames_and_name(const gol_output *o, int64_t chunk, int64_t **gens,
+                                     char *name, size_t len) {
     const gol_schedule *s = &o->sched;
     int64_t first = schedule_chunk_first(s, chunk), n = schedule_chunk_frames(s, chunk);
-    int64_t *gens = gol_xmalloc((size_t)n * sizeof *gens);
-    for (int64_t f = 0; f < n; f++) gens[f] = schedule_frame_generation(s, first + f);
-    char name[GOL_PATH_MAX + 64];
-    output_chunk_name(o->base, gens[0], gens[n - 1], name, sizeof name);
+    *gens = gol_xmalloc((size_t)n * sizeof **gens);
+    for (int64_t f = 0; f < n; f++) (*gens)[f] = schedule_frame_generation(s, first + f);
+    output_chunk_name(o->base, (*gens)[0], (*gens)[n - 1], name, len);
+    return n;
+}
 
+/* The collective part, on whichever thread makes the HDF5 calls. After it, frames_h is free. */
+static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
+    double t0 = now_s();
+    int64_t *gens;
+    char name[GOL_PATH_MAX + 64];
+    int64_t n = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
     trace_pushf("write %s", io_basename(name));
     int collective = chunk_h5_write(o->comm, name, &o->meta, &o->slab, n, gens, frames_h);
     trace_pop();
     if (!collective) o->collective = 0;
     o->chunks_done = chunk + 1;
+    free(gens);
+    o->write_s += now_s() - t0;
+}
 
-    if (o->slab.rank == 0) {
-        trace_push("index");
-        index_h5_write(o->base, &o->meta, s, o->chunks_done);
-        xdmf_add_chunk(o->xdmf, name, n, gens);
-        xdmf_write(o->xdmf);
-        trace_pop();
-    }
+/* Rank 0 only, after the chunk's buffer went back: the index and XMF now cover that chunk too. */
+static void refresh_index(gol_output *o) {
+    if (o->slab.rank != 0 || o->chunks_done == 0) return;
+    double t0 = now_s();
+    int64_t *gens;
+    char name[GOL_PATH_MAX + 64];
+    int64_t n = chunk_frames_and_name(o, o->chunks_done - 1, &gens, name, sizeof name);
+    trace_push("index");
+    index_h5_write(o->base, &o->meta, &o->sched, o->chunks_done);
+    xdmf_add_chunk(o->xdmf, name, n, gens);
+    xdmf_write(o->xdmf);
+    trace_pop();
     free(gens);
     o->write_s += now_s() - t0;
 }
@@ -224,8 +239,11 @@ static void *writer_main(void *arg) {
         pthread_mutex_unlock(&o->mu);
         write_chunk(o, chunk, frames_h);
         pthread_mutex_lock(&o->mu);
-        o->slot[s].state = SLOT_FREE;
+        o->slot[s].state = SLOT_FREE; /* the index needs only the schedule, not the frames */
         pthread_cond_broadcast(&o->cv);
+        pthread_mutex_unlock(&o->mu);
+        refresh_index(o);
+        pthread_mutex_lock(&o->mu);
     }
     pthread_mutex_unlock(&o->mu);
     return NULL;
@@ -276,6 +294,7 @@ void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *fram
     if (!o->threaded) {
         double t0 = now_s();
         write_chunk(o, chunk, frames_h);
+        refresh_index(o);
         o->wait_s += now_s() - t0; /* the main thread was held for the whole write */
         return;
     }
