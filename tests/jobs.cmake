@@ -64,3 +64,30 @@ if(GOLMPI_JOBS_PYTHON)
   set_tests_properties(jobs_slurm PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 RUN_SERIAL TRUE
     ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
 endif()
+
+# cmake --install into a temporary prefix: golmpi, golmpi-render and the job scripts, executable.
+set(golmpi_install_check [=[
+set -e
+prefix=$(mktemp -d /tmp/golmpi-install.XXXXXX)
+trap 'rm -rf "$prefix"' EXIT
+"$1" --install "$2" --prefix "$prefix" >/dev/null
+want="bin/golmpi share/golmpi/jobs/README.md"
+[ "$3" = 1 ] && want="$want bin/golmpi-render"
+for s in slurm_node_4gpu.sbatch slurm_multinode.sbatch slurm_cpu.sbatch nsys_profile.sh run_local.sh submit.sh; do
+  want="$want share/golmpi/jobs/$s"
+  [ -x "$prefix/share/golmpi/jobs/$s" ] || { echo "FAIL: $s not installed executable"; exit 1; }
+done
+for f in $want; do [ -f "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }; done
+"$prefix/bin/golmpi" --help >/dev/null || { echo "FAIL: installed golmpi --help"; exit 1; }
+[ "$3" = 1 ] && { "$prefix/bin/golmpi-render" --help >/dev/null || { echo "FAIL: installed golmpi-render --help"; exit 1; }; }
+(cd "$prefix" && find . -type f | sort)
+echo PASS
+]=])
+if(PNG_FOUND)
+  set(golmpi_have_render 1)
+else()
+  set(golmpi_have_render 0)
+endif()
+add_test(NAME jobs_install
+  COMMAND bash -c "${golmpi_install_check}" install-check ${CMAKE_COMMAND} ${PROJECT_BINARY_DIR} ${golmpi_have_render})
+set_tests_properties(jobs_install PROPERTIES TIMEOUT 120)

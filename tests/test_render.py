@@ -113,7 +113,10 @@ def check_image(path, want, what):
     print(f"ok: {what}")
 
 
-def write_golmpi_file(path, frames, gens, packed=False):
+def write_golmpi_file(path, frames, gens, packed=False, fixed_strings=False):
+    """fixed_strings: string attributes as fixed-length NULLPAD ASCII, as golmpi writes them;
+    otherwise as h5py's variable-length UTF-8."""
+    text = np.bytes_ if fixed_strings else str
     f_, h, w = frames.shape
     with h5py.File(path, "w") as f:
         if packed:
@@ -124,9 +127,9 @@ def write_golmpi_file(path, frames, gens, packed=False):
         f.create_dataset("generations", data=np.asarray(gens, dtype=np.int64))
         enc = "packed-lsb" if packed else "u8"
         if packed:
-            ds.attrs["encoding"] = enc
+            ds.attrs["encoding"] = text(enc)
         for k, v in dict(rule="B3/S23", boundary="torus", encoding=enc, version="0.1.0").items():
-            f.attrs[k] = v
+            f.attrs[k] = text(v)
         for k, v in dict(width=w, height=h, seed=1, ranks=1).items():
             f.attrs[k] = np.int64(v)
         f.attrs["density"] = 0.5
@@ -175,7 +178,7 @@ def synthetic(render, tmp):
     hp, wp = 4, 13
     pframes = (rng.random((2, hp, wp)) < 0.5).astype(np.uint8)
     psrc = os.path.join(tmp, "packed_000000-000001.h5")
-    write_golmpi_file(psrc, pframes, [0, 1], packed=True)
+    write_golmpi_file(psrc, pframes, [0, 1], packed=True, fixed_strings=True)
     out = os.path.join(tmp, "packed.png")
     run([render, "--frame", "0", "--alive", alive, "--dead", dead, "-o", out, psrc])
     check_image(out, expected_image(pframes[0], 1, 1, dead, alive), "packed-lsb 1:1 (width 13)")
@@ -184,7 +187,7 @@ def synthetic(render, tmp):
     big = np.zeros((1, 512, 2048), dtype=np.uint8)
     big[0, :, 1::2] = 1
     bsrc = os.path.join(tmp, "big_000000.h5")
-    write_golmpi_file(bsrc, big, [0])
+    write_golmpi_file(bsrc, big, [0], fixed_strings=True)
     out = os.path.join(tmp, "big.png")
     run([render, "-o", out, bsrc])
     check_image(out, expected_image(big[0], 2, 2, "000000", "ffffff"), "default size 2048x512 -> 1024x256")

@@ -194,12 +194,15 @@ static bool read_str_attr(hid_t obj, const char *name, char *out, size_t len) {
             H5Tclose(mtype);
         } else {
             size_t n = H5Tget_size(ftype);
-            char *buf = xmalloc(n + 1);
+            char *buf = xmalloc(n + 2);
             hid_t mtype = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mtype, n);
+            /* one byte more than the file's, so a NULLPAD string of full length keeps its last
+             * character once HDF5 terminates it */
+            H5Tset_size(mtype, n + 1);
+            H5Tset_strpad(mtype, H5T_STR_NULLTERM);
             H5Tset_cset(mtype, H5Tget_cset(ftype));
             if (H5Aread(attr, mtype, buf) >= 0) {
-                buf[n] = '\0';
+                buf[n + 1] = '\0';
                 snprintf(out, len, "%s", buf);
                 ok = true;
             }

@@ -1,0 +1,112 @@
+#!/bin/bash
+# Profile golmpi with Nsight Systems: one report per rank, named by rank, so the reports open
+# together in one multi-report timeline (see jobs/README.md, "Reading a multi-rank report").
+#
+# Inside an allocation or as a batch job (srun: the rank is %q{SLURM_PROCID}):
+#   sbatch jobs/nsys_profile.sh [extra golmpi options]
+#   salloc -N1 --ntasks-per-node=4 --gpus-per-task=1 -c 8   then   jobs/nsys_profile.sh
+# Without Slurm, or with GOLMPI_LAUNCHER=mpirun (the rank is %q{OMPI_COMM_WORLD_RANK}):
+#   GOLMPI_RANKS=2 jobs/nsys_profile.sh --steps 200
+#
+# #SBATCH lines cannot expand variables: override them with sbatch flags (-A, -p, -t, -N, -n, -c,
+# --gpus-per-task) or SBATCH_ACCOUNT / SBATCH_PARTITION / SBATCH_TIMELIMIT, or jobs/submit.sh.
+#SBATCH --job-name=golmpi-nsys
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=4
+#SBATCH --gpus-per-task=1
+#SBATCH --cpus-per-task=8
+#SBATCH --time=00:20:00
+#SBATCH --output=golmpi-nsys-%j.out
+
+set -euo pipefail
+
+# Print the command so that it can be pasted back into a shell: quotes only where needed.
+show_cmd() {
+    local w q=() sq="'"
+    for w in "$@"; do
+        if [[ "$w" =~ ^[A-Za-z0-9_./=:,%@+-]+$ ]]; then q+=("$w"); else q+=("'${w//$sq/$sq\\$sq$sq}'"); fi
+    done
+    echo "+ ${q[*]}"
+}
+
+# ---- settings: environment variables, with defaults ----------------------------------------
+# A short run: a timeline of a few chunks says everything, and reports of long runs get huge.
+: "${GOLMPI_BIN:=golmpi}"
+: "${GOLMPI_SIZE:=16384}"
+: "${GOLMPI_STEPS:=200}"
+: "${GOLMPI_SAVE_EVERY:=20}"
+: "${GOLMPI_CHUNK:=4}"
+: "${GOLMPI_BACKEND:=cuda}"
+: "${GOLMPI_OUTDIR:=${SLURM_SUBMIT_DIR:-$PWD}/golmpi-runs/${SLURM_JOB_ID:-local-$$}}"
+: "${GOLMPI_OUTPUT:=$GOLMPI_OUTDIR/life.h5}"
+: "${GOLMPI_STATS:=${GOLMPI_OUTPUT%.h5}.stats.json}"
+: "${GOLMPI_ARGS:=}"                   # more golmpi options, split on blanks
+: "${GOLMPI_RANKS:=4}"                 # ranks for mpirun outside Slurm
+: "${GOLMPI_SRUN_MPI:=pmix}"
+: "${GOLMPI_CPU_BIND:=cores}"
+: "${GOLMPI_MPIRUN_FLAGS:=}"
+: "${GOLMPI_DRY_RUN:=0}"
+: "${GOLMPI_NSYS:=nsys}"               # the nsys executable
+: "${GOLMPI_NSYS_DIR:=$GOLMPI_OUTDIR/nsys}"   # where the per-rank reports go
+: "${GOLMPI_NSYS_TRACE:=cuda,nvtx,mpi,osrt}"
+: "${GOLMPI_NSYS_MPI_IMPL:=openmpi}"   # --mpi-impl for the MPI trace (openmpi or mpich); empty: omit
+: "${GOLMPI_NSYS_FLAGS:=}"             # more nsys profile options, split on blanks
+# srun inside a Slurm job, mpirun elsewhere, unless the user says.
+if [[ -z "${GOLMPI_LAUNCHER:-}" ]]; then
+    if [[ -n "${SLURM_JOB_ID:-}" ]]; then GOLMPI_LAUNCHER=srun; else GOLMPI_LAUNCHER=mpirun; fi
+fi
+
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-${SLURM_CPUS_PER_TASK:-1}}"
+export OMP_PLACES="${OMP_PLACES:-cores}" OMP_PROC_BIND="${OMP_PROC_BIND:-close}"
+
+launcher=()
+case "$GOLMPI_LAUNCHER" in
+srun)
+    rank_var=SLURM_PROCID
+    launcher=(srun "--mpi=$GOLMPI_SRUN_MPI" "--cpu-bind=$GOLMPI_CPU_BIND")
+    [[ -n "${SLURM_CPUS_PER_TASK:-}" ]] && launcher+=("--cpus-per-task=$SLURM_CPUS_PER_TASK")
+    [[ -n "${SLURM_GPUS_PER_TASK:-}" ]] && launcher+=("--gpus-per-task=$SLURM_GPUS_PER_TASK")
+    ;;
+mpirun)
+    # Open MPI sets OMPI_COMM_WORLD_RANK in each rank's environment before nsys starts.
+    rank_var=OMPI_COMM_WORLD_RANK
+    launcher=(mpirun -n "${SLURM_NTASKS:-$GOLMPI_RANKS}"
+              --map-by "slot:PE=${SLURM_CPUS_PER_TASK:-1}" --bind-to core
+              -x OMP_NUM_THREADS -x OMP_PLACES -x OMP_PROC_BIND)
+    [[ "$(id -u)" == 0 ]] && launcher+=(--allow-run-as-root)
+    launcher+=($GOLMPI_MPIRUN_FLAGS)
+    ;;
+*)
+    echo "error: GOLMPI_LAUNCHER must be srun or mpirun, not '$GOLMPI_LAUNCHER'" >&2
+    exit 2
+    ;;
+esac
+
+# nsys runs once per rank, inside the launcher, and expands %q{VAR} from that rank's environment.
+# --cuda-graph-trace=node: golmpi replays its generations as CUDA graphs; show their kernels.
+nsys=("$GOLMPI_NSYS" profile "--trace=$GOLMPI_NSYS_TRACE" --cuda-graph-trace=node
+      --force-overwrite=true --stats=false -o "$GOLMPI_NSYS_DIR/golmpi.%q{$rank_var}")
+[[ -n "$GOLMPI_NSYS_MPI_IMPL" ]] && nsys+=("--mpi-impl=$GOLMPI_NSYS_MPI_IMPL")
+nsys+=($GOLMPI_NSYS_FLAGS)
+
+golmpi=("$GOLMPI_BIN" --backend "$GOLMPI_BACKEND" --size "$GOLMPI_SIZE" --steps "$GOLMPI_STEPS"
+        --save-every "$GOLMPI_SAVE_EVERY" --chunk "$GOLMPI_CHUNK" --output "$GOLMPI_OUTPUT"
+        --stats "$GOLMPI_STATS" $GOLMPI_ARGS "$@")
+cmd=("${launcher[@]}" "${nsys[@]}" "${golmpi[@]}")
+
+echo "golmpi profile ${SLURM_JOB_ID:-(no job)} on ${SLURM_JOB_NODELIST:-$(hostname -s)}, $(date -Is)"
+show_cmd "${cmd[@]}"
+[[ "$GOLMPI_DRY_RUN" == 1 ]] && exit 0
+for exe in "$GOLMPI_NSYS" "$GOLMPI_BIN"; do
+    if ! command -v "$exe" >/dev/null; then
+        echo "error: not found: '$exe' (set GOLMPI_NSYS / GOLMPI_BIN)" >&2
+        exit 2
+    fi
+done
+mkdir -p "$GOLMPI_NSYS_DIR" "$(dirname "$GOLMPI_OUTPUT")"
+rc=0
+"${cmd[@]}" || rc=$?
+echo "exit code $rc; reports: $GOLMPI_NSYS_DIR/golmpi.<rank>.nsys-rep"
+echo "open them together: nsys-ui $GOLMPI_NSYS_DIR/golmpi.*.nsys-rep  (multi-report view)"
+echo "or: nsys recipe nccl_gpu_overlap_trace --input $GOLMPI_NSYS_DIR"
+exit "$rc"
