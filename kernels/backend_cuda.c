@@ -97,9 +97,10 @@ static void exchange_halo(cuda_backend *cb, int b) {
     int64_t rows = cb->slab.rows;
     uint64_t *first = row_ptr(cb, b, 1), *last = row_ptr(cb, b, rows);
     uint64_t *top = row_ptr(cb, b, 0), *bottom = row_ptr(cb, b, rows + 1);
-    trace_push("halo");
     if (cb->halo == GOL_HALO_NCCL) {
+        trace_push("halo"); /* halo_mpi has its own range around the MPI part */
         halo_nccl_enqueue(cb->nccl, first, last, top, bottom, cb->comm);
+        trace_pop();
     } else if (cb->cuda_aware_mpi) {
         CUDA_CHECK(cudaStreamSynchronize(cb->comm)); /* edge rows written */
         halo_mpi_start(cb->hmpi, first, last, top, bottom);
@@ -123,7 +124,6 @@ static void exchange_halo(cuda_backend *cb, int b) {
             CUDA_CHECK(cudaMemcpyAsync(bottom, recv_bottom, cb->row_bytes,
                                        cudaMemcpyHostToDevice, cb->comm));
     }
-    trace_pop();
 }
 
 static void fork_comm(cuda_backend *cb) {

@@ -1,0 +1,101 @@
+#!/bin/bash
+# golmpi's CUDA backend on one node: time per generation at 16384^2 and 65536^2
+#   - compute only (--no-output) with the NCCL halo, with and without CUDA graphs
+#   - the same with GOLMPI_HALO_OFF=1, which makes the CUDA backend skip the exchange (a
+#     benchmarking aid: the grid it computes is then wrong), so the difference is the halo cost
+#     that the interior did not hide
+#   - frames every K generations, against compute only and against write only (the same frames
+#     with one generation between them): how much of the output the GPU pipeline hides
+# then compute-sanitizer memcheck, racecheck and synccheck on small runs.
+# Steps are calibrated per size so that each timed run takes about TARGET seconds.
+#
+#   bench/gpu_bench.sh [build/golmpi]
+#   env: RANKS (1: one rank per GPU), SIZES ("16384 65536"), TARGET (15 s), FRAMES (8 frames per
+#        output run), OUTDIR (a temporary directory on the fastest local disk), SANITIZE (1)
+set -euo pipefail
+golmpi=$(realpath "${1:-build/golmpi}")
+RANKS=${RANKS:-1} SIZES=${SIZES:-"16384 65536"} TARGET=${TARGET:-15} FRAMES=${FRAMES:-8}
+SANITIZE=${SANITIZE:-1}
+mpiexec=(mpiexec --oversubscribe -n "$RANKS")
+[[ $(id -u) == 0 ]] && mpiexec=(mpiexec --allow-run-as-root --oversubscribe -n "$RANKS")
+work=${OUTDIR:-$(mktemp -d)}
+mkdir -p "$work"
+[[ -z ${OUTDIR:-} ]] && trap 'rm -rf "$work"' EXIT
+
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+"${mpiexec[@]}" "$golmpi" --backend cuda --size 64 --steps 1 --no-output --quiet || {
+  rc=$?; echo "golmpi --backend cuda failed (exit $rc): no GPU on some rank?" >&2; exit "$rc"; }
+
+# field NAME of a --stats JSON file
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+
+# run NAME ARGS...: one golmpi run with --stats, then a line of its figures
+run() {
+  local name=$1; shift
+  "${mpiexec[@]}" "$golmpi" --backend cuda --quiet --force --stats "$work/$name.json" "$@"
+  local gens wall halo frame io
+  gens=$(field "$work/$name.json" generations)
+  wall=$(field "$work/$name.json" wall_s)
+  halo=$(field "$work/$name.json" halo_s)
+  frame=$(field "$work/$name.json" frame_s)
+  io=$(field "$work/$name.json" io_write_s)
+  python3 - "$name" "$gens" "$wall" "$halo" "$frame" "$io" "$size" <<'PY'
+import sys
+name, gens, wall, halo, frame, io, size = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:7]), int(sys.argv[7])
+per = wall / max(gens, 1)
+print(f"  {name:<28} {gens:>8} gens {wall:8.2f} s {per * 1e3:9.4f} ms/gen "
+      f"{size * size * gens / wall:10.3e} cells/s  halo {halo:6.2f} s  frames {frame:6.2f} s  "
+      f"hdf5 {io:6.2f} s")
+PY
+}
+
+for size in $SIZES; do
+  # calibration: a short run gives the rate, and the rate the steps for TARGET seconds
+  "${mpiexec[@]}" "$golmpi" --backend cuda --size "$size" --steps 200 --no-output --quiet \
+    --stats "$work/calib.json"
+  rate=$(field "$work/calib.json" cell_updates_per_s)
+  steps=$(python3 -c "print(max(100, int($TARGET * $rate / ($size * $size))))")
+  every=$(( steps / FRAMES > 0 ? steps / FRAMES : 1 ))
+  # u8 frames of 65536^2 are 4 GiB each: packed keeps the disk and the D2H reasonable there
+  fmt=u8; (( size > 16384 )) && fmt=packed
+  echo "== ${size}x${size} torus B3/S23, $RANKS rank(s), $steps generations, frames every $every ($fmt)"
+  run "nccl_graphs_$size" --size "$size" --steps "$steps" --no-output --halo nccl
+  run "nccl_nographs_$size" --size "$size" --steps "$steps" --no-output --halo nccl --no-graphs
+  GOLMPI_HALO_OFF=1 run "halo_off_$size" --size "$size" --steps "$steps" --no-output --halo nccl
+  run "mpi_halo_$size" --size "$size" --steps "$steps" --no-output --halo mpi
+  run "frames_$size" --size "$size" --steps "$steps" --halo nccl --save-every "$every" \
+    --chunk 2 --frame-format "$fmt" --output "$work/frames_$size.h5"
+  rm -f "$work"/frames_"$size"*
+  # write only: the same number of frames, one generation apart
+  run "write_only_$size" --size "$size" --steps "$FRAMES" --halo nccl --save-every 1 \
+    --chunk 2 --frame-format "$fmt" --output "$work/write_$size.h5"
+  rm -f "$work"/write_"$size"*
+  python3 - "$work" "$size" <<'PY'
+import json, sys
+w, n = sys.argv[1], sys.argv[2]
+j = lambda k: json.load(open(f"{w}/{k}_{n}.json"))
+c, off, f, wo = j("nccl_graphs"), j("halo_off"), j("frames"), j("write_only")
+g = c["generations"]
+print(f"  halo cost not hidden: {(c['wall_s'] - off['wall_s']) / g * 1e6:.2f} us/gen "
+      f"(NCCL {c['wall_s'] / g * 1e6:.2f} vs no exchange {off['wall_s'] / g * 1e6:.2f})")
+hidden = c["wall_s"] + wo["wall_s"] - f["wall_s"]
+print(f"  output overlap: frames run {f['wall_s']:.2f} s vs compute {c['wall_s']:.2f} s + "
+      f"write-only {wo['wall_s']:.2f} s; {max(hidden, 0):.2f} s of output hidden")
+PY
+done
+
+if [[ $SANITIZE == 1 ]]; then
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  echo "== compute-sanitizer (256x200, frames u8 and packed, graphs on and off, both halos)"
+  for tool in memcheck racecheck synccheck; do
+    for extra in "--halo nccl" "--halo nccl --no-graphs" "--halo mpi --frame-format packed"; do
+      # shellcheck disable=SC2086
+      "${mpiexec[@]}" "$san" --tool "$tool" --error-exitcode 9 --print-limit 20 \
+        "$golmpi" --backend cuda --width 256 --height 200 --steps 40 --save-every 7 --chunk 2 \
+        --quiet --force --output "$work/san.h5" $extra >"$work/san.log" 2>&1 ||
+        { echo "  $tool $extra: FAILED"; tail -40 "$work/san.log"; exit 1; }
+      echo "  $tool $extra: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/san.log" | head -1)"
+      rm -f "$work"/san*.h5 "$work"/san*.xmf
+    done
+  done
+fi
