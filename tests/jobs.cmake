@@ -35,6 +35,15 @@ if(NVTX3_INCLUDE_DIR)
               --golmpi $<TARGET_FILE:golmpi> --inject $<TARGET_FILE:nvtx_inject>
               --launcher "${golmpi_jobs_launcher} ${MPIEXEC_PREFLAGS}" --ranks 2)
     set_tests_properties(jobs_nvtx_ranges PROPERTIES PROCESSORS 2 TIMEOUT 300)
+    if(GOLMPI_ENABLE_CUDA)
+      # stream names and d2h ranges; 77 (skip) where golmpi finds no GPU
+      add_test(NAME jobs_nvtx_ranges_cuda
+        COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_nvtx.py --backend cuda
+                --golmpi $<TARGET_FILE:golmpi> --inject $<TARGET_FILE:nvtx_inject>
+                --launcher "${golmpi_jobs_launcher} ${MPIEXEC_PREFLAGS}" --ranks 2)
+      set_tests_properties(jobs_nvtx_ranges_cuda PROPERTIES PROCESSORS 2 TIMEOUT 300
+        SKIP_RETURN_CODE 77)
+    endif()
   endif()
 endif()
 
