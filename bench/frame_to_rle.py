@@ -42,6 +42,8 @@ def main():
     lines = rows_to_rle(frame)
     body = "$".join(lines) + "!"
     with open(dst, "w") as f:
+        # Golly centres a bounded grid on the origin: place the pattern's top-left cell there
+        f.write(f"#CXRLE Pos={-(width // 2)},{-(height // 2)}\n")
         f.write(f"x = {width}, y = {height}, rule = {rule}:{grid}{width},{height}\n")
         for i in range(0, len(body), 70):
             f.write(body[i:i + 70] + "\n")
