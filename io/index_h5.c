@@ -13,7 +13,8 @@ void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sche
     char name[GOL_PATH_MAX + 16], part[GOL_PATH_MAX + 32], chunk[GOL_PATH_MAX + 64];
     snprintf(name, sizeof name, "%s.h5", base);
     snprintf(part, sizeof part, "%s.h5.part", base);
-    int64_t total = schedule_chunk_first(sched, nchunks - 1) + schedule_chunk_frames(sched, nchunks - 1);
+    int64_t total =
+        schedule_chunk_first(sched, nchunks - 1) + schedule_chunk_frames(sched, nchunks - 1);
 
     hid_t file, vspace, dcpl, dset;
     /* serial sec2 driver: only rank 0 writes the index */
@@ -45,7 +46,8 @@ void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sche
     H5_CHECK(H5Sclose(vspace));
 
     int64_t *gens = gol_xmalloc((size_t)total * sizeof *gens);
-    for (int64_t f = 0; f < total; f++) gens[f] = schedule_frame_generation(sched, f);
+    for (int64_t f = 0; f < total; f++)
+        gens[f] = schedule_frame_generation(sched, f);
     hsize_t ngen = (hsize_t)total;
     hid_t gspace;
     H5_CHECK(gspace = H5Screate_simple(1, &ngen, NULL));

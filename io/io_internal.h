@@ -1,5 +1,6 @@
 /* What the files of io/ share with each other and with no one else. Every function here makes
- * HDF5 calls, so outside restart it runs only on the writer thread (HDF5 1.10 is not thread-safe). */
+ * HDF5 calls, so outside restart it runs only on the writer thread (HDF5 1.10 is not thread-safe).
+ */
 #ifndef GOLMPI_IO_INTERNAL_H
 #define GOLMPI_IO_INTERNAL_H
 
@@ -40,8 +41,7 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
                    int64_t nframes, const int64_t *gens, const void *frames_h);
 
 /* Rank 0 only: the index "<base>.h5" over chunks [0, nchunks) of sched, replaced atomically. */
-void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched,
-                    int64_t nchunks);
+void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched, int64_t nchunks);
 
 /* Rank 0 only: "<base>.xmf" over chunks [0, nchunks), replaced atomically. The state keeps the
  * text of the frames already described, so a refresh formats only the new chunk. */

@@ -148,11 +148,11 @@ static gol_status check_on_root(const gol_config *cfg, const gol_schedule *sched
         size_t n = strlen(entry);
         if (n > 5 && strcmp(entry + n - 5, ".part") == 0) entry[n - 5] = '\0';
         if (is_chunk_of_run(entry, stem, sched)) {
-            result = gol_fail(GOL_EXIT_USAGE,
-                              "output file '%s%s%s' exists; pass --force to replace it or choose "
-                              "another --output",
-                              strchr(base, '/') ? dir : "", strchr(base, '/') ? "/" : "",
-                              e->d_name);
+            result =
+                gol_fail(GOL_EXIT_USAGE,
+                         "output file '%s%s%s' exists; pass --force to replace it or choose "
+                         "another --output",
+                         strchr(base, '/') ? dir : "", strchr(base, '/') ? "/" : "", e->d_name);
             break;
         }
     }
@@ -175,12 +175,13 @@ gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Co
 static double now_s(void) { return MPI_Wtime(); }
 
 /* The chunk's generations and file name, from the schedule alone (gens: its frame count). */
-static int64_t chunk_frames_and_name(const gol_output *o, int64_t chunk, int64_t **gens,
-                                     char *name, size_t len) {
+static int64_t chunk_frames_and_name(const gol_output *o, int64_t chunk, int64_t **gens, char *name,
+                                     size_t len) {
     const gol_schedule *s = &o->sched;
     int64_t first = schedule_chunk_first(s, chunk), n = schedule_chunk_frames(s, chunk);
     *gens = gol_xmalloc((size_t)n * sizeof **gens);
-    for (int64_t f = 0; f < n; f++) (*gens)[f] = schedule_frame_generation(s, first + f);
+    for (int64_t f = 0; f < n; f++)
+        (*gens)[f] = schedule_frame_generation(s, first + f);
     output_chunk_name(o->base, (*gens)[0], (*gens)[n - 1], name, len);
     return n;
 }
@@ -231,7 +232,8 @@ static void *writer_main(void *arg) {
     pthread_mutex_lock(&o->mu);
     for (;;) {
         int s;
-        while ((s = oldest_queued(o)) < 0 && !o->stop) pthread_cond_wait(&o->cv, &o->mu);
+        while ((s = oldest_queued(o)) < 0 && !o->stop)
+            pthread_cond_wait(&o->cv, &o->mu);
         if (s < 0) break; /* stop, and nothing left */
         o->slot[s].state = SLOT_WRITING;
         int64_t chunk = o->slot[s].chunk;
@@ -312,7 +314,8 @@ void output_wait_slot(gol_output *o, int slot) {
     if (!o->threaded) return;
     double t0 = now_s();
     pthread_mutex_lock(&o->mu);
-    while (o->slot[slot].state != SLOT_FREE) pthread_cond_wait(&o->cv, &o->mu);
+    while (o->slot[slot].state != SLOT_FREE)
+        pthread_cond_wait(&o->cv, &o->mu);
     pthread_mutex_unlock(&o->mu);
     o->wait_s += now_s() - t0;
 }

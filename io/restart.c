@@ -206,10 +206,10 @@ static gol_status probe_open_file(const char *path, probe_out *p) {
         if (shapes_ok && gdims[0] > 0) {
             hsize_t last = gdims[0] - 1, one = 1;
             hid_t ms = H5Screate_simple(1, &one, NULL);
-            shapes_ok = ms >= 0 &&
-                        H5_OK(H5Sselect_hyperslab(gs, H5S_SELECT_SET, &last, NULL, &one, NULL)) &&
-                        H5_OK(H5Dread(gset, H5T_NATIVE_INT64, ms, gs, H5P_DEFAULT,
-                                      &info->generation));
+            shapes_ok =
+                ms >= 0 &&
+                H5_OK(H5Sselect_hyperslab(gs, H5S_SELECT_SET, &last, NULL, &one, NULL)) &&
+                H5_OK(H5Dread(gset, H5T_NATIVE_INT64, ms, gs, H5P_DEFAULT, &info->generation));
             if (ms >= 0) H5Sclose(ms);
         }
         if (gs >= 0) H5Sclose(gs);
@@ -273,7 +273,8 @@ static void pack_rows(const uint8_t *src, int64_t rows, int64_t width, int64_t r
                     word |= (uint64_t)in[w * 8 + b] << (8 * b);
             } else {
                 int64_t x0 = w * 64, n = width - x0 < 64 ? width - x0 : 64;
-                for (int64_t b = 0; b < n; b++) word |= (uint64_t)(in[x0 + b] != 0) << b;
+                for (int64_t b = 0; b < n; b++)
+                    word |= (uint64_t)(in[x0 + b] != 0) << b;
             }
             out[w] = word;
         }
@@ -304,9 +305,8 @@ gol_status restart_load_rows(const char *path, const gol_slab *slab, uint64_t *r
             hsize_t dims[3];
             hid_t ms = H5Screate_simple(3, count, NULL);
             ok = fs >= 0 && ms >= 0 && H5Sget_simple_extent_ndims(fs) == 3 &&
-                 H5Sget_simple_extent_dims(fs, dims, NULL) == 3 &&
-                 (int64_t)dims[0] > p.src.frame && (int64_t)dims[1] == slab->height &&
-                 (int64_t)dims[2] == p.row_bytes &&
+                 H5Sget_simple_extent_dims(fs, dims, NULL) == 3 && (int64_t)dims[0] > p.src.frame &&
+                 (int64_t)dims[1] == slab->height && (int64_t)dims[2] == p.row_bytes &&
                  H5_OK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)) &&
                  H5_OK(H5Dread(dset, H5T_NATIVE_UINT8, ms, fs, H5P_DEFAULT, buf));
             if (ms >= 0) H5Sclose(ms);

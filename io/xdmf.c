@@ -67,8 +67,10 @@ void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, cons
                "        <Time Value=\"%lld\"/>\n"
                "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"2 %lld %lld\"/>\n"
                "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">0 0 0</DataItem>\n"
-               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">1 1 1</DataItem>\n"
+               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">0 0 "
+               "0</DataItem>\n"
+               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">1 1 "
+               "1</DataItem>\n"
                "        </Geometry>\n"
                "        <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
                "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 %lld %lld\">\n"
@@ -79,20 +81,19 @@ void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, cons
                "          </DataItem>\n"
                "        </Attribute>\n"
                "      </Grid>\n",
-               (long long)gens[f], (long long)gens[f], h + 1, w + 1, attr, h, w, (long long)f, h,
-               w, (long long)nframes, h, w, io_basename(chunk_name));
+               (long long)gens[f], (long long)gens[f], h + 1, w + 1, attr, h, w, (long long)f, h, w,
+               (long long)nframes, h, w, io_basename(chunk_name));
     }
 }
 
 void xdmf_write(xdmf_state *x) {
     FILE *fp = fopen(x->part, "w");
     SYS_CHECK(fp != NULL, x->part);
-    fprintf(fp,
-            "<?xml version=\"1.0\" ?>\n"
-            "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-            "<Xdmf Version=\"3.0\">\n"
-            "  <Domain>\n"
-            "    <Grid Name=\"life\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    fprintf(fp, "<?xml version=\"1.0\" ?>\n"
+                "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+                "<Xdmf Version=\"3.0\">\n"
+                "  <Domain>\n"
+                "    <Grid Name=\"life\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     SYS_CHECK(fwrite(x->grids, 1, x->len, fp) == x->len, x->part);
     fprintf(fp, "    </Grid>\n  </Domain>\n</Xdmf>\n");
     SYS_CHECK(ferror(fp) == 0, x->part);

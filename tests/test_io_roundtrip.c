@@ -21,16 +21,16 @@
 
 static int failures;
 
-#define EXPECT(cond, ...)                                                                  \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            int r_;                                                                        \
-            MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                            \
-            fprintf(stderr, "rank %d: %s:%d: FAILED %s: ", r_, __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fprintf(stderr, "\n");                                                         \
-            failures++;                                                                    \
-        }                                                                                  \
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            int r_;                                                                                \
+            MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                                    \
+            fprintf(stderr, "rank %d: %s:%d: FAILED %s: ", r_, __FILE__, __LINE__, #cond);         \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 typedef struct run_spec {
@@ -158,7 +158,8 @@ static void run_one(const run_spec *r, const char *dir, int rank, int nranks) {
 
     int64_t frame_bytes = slab.rows * frame_row_bytes(r->width, r->fmt);
     uint8_t *slot_h[2];
-    for (int s = 0; s < 2; s++) slot_h[s] = gol_xmalloc((size_t)(r->chunk * frame_bytes + 1));
+    for (int s = 0; s < 2; s++)
+        slot_h[s] = gol_xmalloc((size_t)(r->chunk * frame_bytes + 1));
 
     gol_output *o = output_open(&cfg, &slab, &sched, MPI_COMM_WORLD);
     int64_t nchunks = schedule_chunks(&sched), bytes = 0;
@@ -174,7 +175,8 @@ static void run_one(const run_spec *r, const char *dir, int rank, int nranks) {
     }
     gol_output_stats stats;
     output_close(o, &stats);
-    for (int s = 0; s < 2; s++) free(slot_h[s]);
+    for (int s = 0; s < 2; s++)
+        free(slot_h[s]);
 
     EXPECT(stats.files == nchunks, "%s: stats.files %lld, want %lld", r->base,
            (long long)stats.files, (long long)nchunks);
@@ -203,7 +205,8 @@ static void run_one(const run_spec *r, const char *dir, int rank, int nranks) {
 }
 
 static void check_refusals(const char *dir, int rank) {
-    run_spec r = {"refuse", 16, 8, 0, 40, 10, 2, GOL_FRAME_U8, GOL_BOUNDARY_TORUS, "B3/S23", 1, 0.5};
+    run_spec r = {"refuse",           16,       8, 0,  40, 10, 2, GOL_FRAME_U8,
+                  GOL_BOUNDARY_TORUS, "B3/S23", 1, 0.5};
     gol_config cfg;
     gol_schedule sched = make_schedule(&r);
 
@@ -254,8 +257,8 @@ static void check_refusals(const char *dir, int rank) {
 int main(int argc, char **argv) {
     bool sync = argc == 3 && strcmp(argv[2], "sync") == 0;
     int provided;
-    MPI_CHECK(MPI_Init_thread(&argc, &argv, sync ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE,
-                              &provided));
+    MPI_CHECK(
+        MPI_Init_thread(&argc, &argv, sync ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE, &provided));
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -274,11 +277,21 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* three u8 chunks, the last of one frame (a name without the range) */
-    run_spec u8 = {"u8run", 77, 23, 0, 27, 5, 3, GOL_FRAME_U8, GOL_BOUNDARY_TORUS, "B3/S23",
-                   12345678901234567ULL, 0.3};
+    run_spec u8 = {"u8run",
+                   77,
+                   23,
+                   0,
+                   27,
+                   5,
+                   3,
+                   GOL_FRAME_U8,
+                   GOL_BOUNDARY_TORUS,
+                   "B3/S23",
+                   12345678901234567ULL,
+                   0.3};
     /* packed, starting mid-run as after a restart, and another rule and boundary */
-    run_spec packed = {"packed", 77, 23, 10, 40, 7, 2, GOL_FRAME_PACKED, GOL_BOUNDARY_DEAD,
-                       "B36/S23", 7, 0.25};
+    run_spec packed = {"packed",          77,        23, 10,  40, 7, 2, GOL_FRAME_PACKED,
+                       GOL_BOUNDARY_DEAD, "B36/S23", 7,  0.25};
     /* fewer rows than four ranks: a rank with no rows joins with an empty selection */
     run_spec tiny = {"tiny", 9, 3, 0, 2, 1, 2, GOL_FRAME_U8, GOL_BOUNDARY_TORUS, "B3/S23", 1, 0.5};
 
