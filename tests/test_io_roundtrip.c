@@ -7,6 +7,7 @@
  * OUTDIR is created; it must hold no earlier run. "sync" asks MPI for MPI_THREAD_FUNNELED only,
  * so the output must fall back to writing on the main thread, with the same files. */
 #include <errno.h>
+#include <hdf5.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +300,9 @@ int main(int argc, char **argv) {
     run_one(&packed, dir, rank, nranks);
     run_one(&tiny, dir, rank, nranks);
     check_refusals(dir, rank);
+    /* every file, dataset and attribute that the output and restart opened is closed again */
+    ssize_t open_ids = H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL);
+    EXPECT(open_ids == 0, "%zd HDF5 objects left open", open_ids);
 
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
