@@ -51,6 +51,7 @@ def read_rle(path):
     grid = np.zeros((n, n), np.uint8); x = y = 0; num = ""
     lines = [l for l in open(path) if not l.startswith("#") and not l.startswith("x")]
     for ch in "".join(lines):
+        if ch.isspace(): continue
         if ch.isdigit(): num += ch; continue
         k = int(num or 1); num = ""
         if ch == "o": grid[y, x:x + k] = 1; x += k

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write frame T of a golmpi output file as an RLE with a Golly torus rule, so bgolly starts
 from exactly the grid golmpi starts from:  frame_to_rle.py life.h5 soup.rle [T]"""
+import re
 import sys
 
 import h5py
@@ -40,13 +41,20 @@ def main():
             frame = np.unpackbits(frame, axis=1, bitorder="little")[:, :width]
     grid = "T" if boundary == "torus" else "P"
     lines = rows_to_rle(frame)
-    body = "$".join(lines) + "!"
+    # lines of at most 70 characters, broken between tokens so no run count is split
+    tokens = re.findall(r"\d*[bo$!]", "$".join(lines) + "!")
+    text, line = [], ""
+    for tok in tokens:
+        if len(line) + len(tok) > 70:
+            text.append(line)
+            line = ""
+        line += tok
+    text.append(line)
     with open(dst, "w") as f:
         # Golly centres a bounded grid on the origin: place the pattern's top-left cell there
         f.write(f"#CXRLE Pos={-(width // 2)},{-(height // 2)}\n")
         f.write(f"x = {width}, y = {height}, rule = {rule}:{grid}{width},{height}\n")
-        for i in range(0, len(body), 70):
-            f.write(body[i:i + 70] + "\n")
+        f.write("\n".join(text) + "\n")
 
 
 if __name__ == "__main__":
