@@ -68,7 +68,8 @@ int main() {
     const gol_rule rules[] = {{GOL_RULE_CONWAY_BIRTH, GOL_RULE_CONWAY_SURVIVE},
                               {(1u << 3) | (1u << 6), GOL_RULE_CONWAY_SURVIVE},
                               {1u << 2, 0},
-                              {0xaa, 0xaa}};
+                              {0xaa, 0xaa},
+                              {1u, 1u << 8}}; /* B0/S8: births from nothing, up to the padding */
     int cases = 0, failed = 0;
     for (int64_t w : widths)
         for (int64_t h : heights)

@@ -120,6 +120,7 @@ int main(int argc, char **argv) {
         {(1u << 3) | (1u << 6), GOL_RULE_CONWAY_SURVIVE}, /* B36/S23 */
         {1u << 2, 0},                                     /* B2/S */
         {0xaa, 0xaa},                                     /* B1357/S1357 */
+        {1u, 1u << 8},                                    /* B0/S8: padding must stay dead */
     };
     int failed = 0, ran = 0;
     for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
