@@ -27,28 +27,29 @@ static uint64_t *row_ptr(const cpu_backend *c, int buf, int64_t r) {
 }
 
 /* Words 1..nwords-2 have both neighbours in the row, so the loop has no branches and the
- * compiler vectorises it; the clones give AVX2/AVX-512 code where the CPU has it, from one
- * portable binary. Conway gets its own copy with the rule folded in. */
+ * compiler vectorises it. */
+static inline __attribute__((always_inline)) void
+row_loop(const uint64_t *restrict up, const uint64_t *restrict row, const uint64_t *restrict down,
+         uint64_t *restrict out, int64_t nwords, gol_rule rule) {
+    for (int64_t j = 1; j < nwords - 1; j++)
+        out[j] = gol_word_next(gol_west(up[j], up[j - 1] >> 63), up[j],
+                               gol_east(up[j], up[j + 1] & 1, 63),
+                               gol_west(row[j], row[j - 1] >> 63), row[j],
+                               gol_east(row[j], row[j + 1] & 1, 63),
+                               gol_west(down[j], down[j - 1] >> 63), down[j],
+                               gol_east(down[j], down[j + 1] & 1, 63), rule);
+}
+
+/* The clones give AVX2/AVX-512 code where the CPU has it, from one portable binary. Conway gets
+ * its own copy of the loop with the rule a constant, so the per-count loop folds away. */
 __attribute__((target_clones("avx512f", "avx2", "default"))) static void
 row_inner(const uint64_t *restrict up, const uint64_t *restrict row, const uint64_t *restrict down,
           uint64_t *restrict out, int64_t nwords, gol_rule rule) {
     if (rule.birth == GOL_RULE_CONWAY_BIRTH && rule.survive == GOL_RULE_CONWAY_SURVIVE) {
         const gol_rule conway = {GOL_RULE_CONWAY_BIRTH, GOL_RULE_CONWAY_SURVIVE};
-        for (int64_t j = 1; j < nwords - 1; j++)
-            out[j] = gol_word_next(gol_west(up[j], up[j - 1] >> 63), up[j],
-                                   gol_east(up[j], up[j + 1] & 1, 63),
-                                   gol_west(row[j], row[j - 1] >> 63), row[j],
-                                   gol_east(row[j], row[j + 1] & 1, 63),
-                                   gol_west(down[j], down[j - 1] >> 63), down[j],
-                                   gol_east(down[j], down[j + 1] & 1, 63), conway);
+        row_loop(up, row, down, out, nwords, conway);
     } else {
-        for (int64_t j = 1; j < nwords - 1; j++)
-            out[j] = gol_word_next(gol_west(up[j], up[j - 1] >> 63), up[j],
-                                   gol_east(up[j], up[j + 1] & 1, 63),
-                                   gol_west(row[j], row[j - 1] >> 63), row[j],
-                                   gol_east(row[j], row[j + 1] & 1, 63),
-                                   gol_west(down[j], down[j - 1] >> 63), down[j],
-                                   gol_east(down[j], down[j + 1] & 1, 63), rule);
+        row_loop(up, row, down, out, nwords, rule);
     }
 }
 

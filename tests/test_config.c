@@ -6,17 +6,7 @@
 
 #include "src/config.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                                      \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                    \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
-    } while (0)
+#include "tests/expect.h"
 
 /* Splits "a|b|c" into a fresh argv (getopt permutes argv, so it must be writable). '|' rather
  * than spaces so that an argument may hold a space. */

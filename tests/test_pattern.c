@@ -9,17 +9,7 @@
 
 #include "src/pattern.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                                      \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                    \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
-    } while (0)
+#include "tests/expect.h"
 
 static int64_t population(const gol_pattern *p) {
     int64_t n = 0;

@@ -5,17 +5,7 @@
 
 #include "src/config.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                                      \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                    \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
-    } while (0)
+#include "tests/expect.h"
 
 static uint16_t mask(const char *digits) {
     uint16_t m = 0;
