@@ -26,3 +26,7 @@ if(GOLMPI_ENABLE_CUDA)
   # one GPU serves every rank in CI-like setups: --halo auto picks NCCL only for distinct GPUs
   golmpi_integration_tests(cuda)
 endif()
+
+add_test(NAME backend_auto
+  COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/test_backend_auto.py "${GOLMPI_MPIEXEC_LINE}" $<TARGET_FILE:golmpi>)
+set_tests_properties(backend_auto PROPERTIES PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=1")

@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""--backend auto: cuda when every rank has a GPU, otherwise the CPU with a one-line notice.
+    test_backend_auto.py MPIEXEC_LINE GOLMPI"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+mpiexec, golmpi = shlex.split(sys.argv[1]), os.path.abspath(sys.argv[2])
+with tempfile.TemporaryDirectory() as tmp:
+    p = subprocess.run(mpiexec + ["2", golmpi, "--size", "64", "--steps", "5", "--no-output",
+                                  "--stats", "s.json"], cwd=tmp, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    stats = json.load(open(os.path.join(tmp, "s.json")))
+    notices = [l for l in p.stderr.splitlines() if "using the CPU backend" in l]
+    if stats["backend"] == "cpu":
+        if len(notices) != 1:
+            sys.exit(f"FAIL: the CPU fallback must say so exactly once; stderr:\n{p.stderr}")
+    elif stats["backend"] == "cuda":
+        if notices:
+            sys.exit(f"FAIL: cuda chosen but a fallback notice was printed:\n{p.stderr}")
+    else:
+        sys.exit(f"FAIL: backend {stats['backend']!r}")
+    if stats["generations"] != 5 or stats["width"] != 64:
+        sys.exit(f"FAIL: stats {stats}")
+    print(f"PASS: auto chose {stats['backend']}" + (f" ({notices[0]})" if notices else ""))
