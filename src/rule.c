@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "src/config.h"
 
@@ -25,9 +26,23 @@ static gol_status parse_digits(const char *rule_text, const char *s, size_t n, u
     return gol_ok();
 }
 
+/* Names that Golly and LifeWiki use for well-known Life-like rules; RLE headers carry them too. */
+static const struct {
+    const char *name, *rule;
+} named_rules[] = {
+    {"Life", "B3/S23"},           {"Conway", "B3/S23"},        {"HighLife", "B36/S23"},
+    {"Seeds", "B2/S"},            {"DayAndNight", "B3678/S34678"},
+    {"Day & Night", "B3678/S34678"}, {"LifeWithoutDeath", "B3/S012345678"},
+    {"Maze", "B3/S12345"},        {"Replicator", "B1357/S1357"}, {"2x2", "B36/S125"},
+    {"Diamoeba", "B35678/S5678"}, {"Morley", "B368/S245"},     {"Anneal", "B4678/S35678"},
+};
+
 gol_status rule_parse(const char *text, gol_rule *rule, char *out, size_t out_len) {
     if (!text || !*text)
         return gol_fail(GOL_EXIT_USAGE, "rule: empty; expected the form B3/S23");
+    for (size_t i = 0; i < sizeof named_rules / sizeof *named_rules; i++)
+        if (strcasecmp(text, named_rules[i].name) == 0)
+            return rule_parse(named_rules[i].rule, rule, out, out_len);
     if (strlen(text) > 40)
         return gol_fail(GOL_EXIT_USAGE, "rule '%.40s...': too long; expected the form B3/S23",
                         text);
@@ -57,8 +72,8 @@ gol_status rule_parse(const char *text, gol_rule *rule, char *out, size_t out_le
         size_t bn = ta == 'B' ? alen : blen, sn = ta == 'B' ? blen : alen;
         if ((st = parse_digits(text, bp + 1, bn - 1, &birth)).code) return st;
         if ((st = parse_digits(text, sp + 1, sn - 1, &survive)).code) return st;
-    } else if (alen > 0 && blen > 0 && isdigit((unsigned char)a[0]) &&
-               isdigit((unsigned char)b[0])) {
+    } else if ((alen == 0 || isdigit((unsigned char)a[0])) &&
+               (blen == 0 || isdigit((unsigned char)b[0]))) {
         /* The old Life 1.05 / MCell order: survival digits first, then birth. */
         if ((st = parse_digits(text, a, alen, &survive)).code) return st;
         if ((st = parse_digits(text, b, blen, &birth)).code) return st;

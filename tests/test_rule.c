@@ -55,6 +55,11 @@ int main(void) {
     good("B1357/S1357", "1357", "1357", "B1357/S1357"); /* Replicator */
     good("B2/S", "2", "", "B2/S");                    /* Seeds */
     good("B0/S8", "0", "8", "B0/S8");
+    good("/2", "2", "", "B2/S");                      /* Seeds in S/B order */
+    good("23/", "", "23", "B/S23");
+    good("Life", "3", "23", "B3/S23");                /* names Golly and LifeWiki use */
+    good("highlife", "36", "23", "B36/S23");
+    good("Day & Night", "3678", "34678", "B3678/S34678");
 
     bad("B9/S23", "'9'");
     bad("B9/S23", "B9/S23");
@@ -66,11 +71,9 @@ int main(void) {
     bad("S3/S23", "S3/S23");
     bad("B3/S2a", "'a'");
     bad("B3/S23:T64,64", "bounded");
-    bad("Life", "'Life'");
+    bad("Lifeish", "'Lifeish'");
     bad("B3 /S23", "B3 /S23");
     bad("X3/S23", "X3/S23");
-    bad("/3", "'/3'");
-    bad("23/", "'23/'");
     bad("B-3/S23", "'-'");
     bad("23/3a", "'a'");
 
