@@ -196,7 +196,19 @@ def case_pattern(r, tmp):
         sys.exit(f"FAIL: gun populations at 30/60/90: {pops}; expected +5 per period")
 
 
+def case_r_pentomino(r, tmp):
+    """LifeWiki: the R-pentomino stabilises at generation 1103 with population 116. On a 1024^2
+    dead grid its gliders never reach the edge by then, so the plane's answer holds."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "r_pentomino.rle")
+    frames, _ = r.frames(3, ["--pattern", path, "--size", 1024, "--boundary", "dead", "--steps",
+                             1103, "--save-every", 1000, "--chunk", 5], tmp)
+    pops = {g: int(f.sum()) for g, f in frames.items()}
+    if pops != {0: 5, 1000: pops.get(1000), 1103: 116}:
+        sys.exit(f"FAIL: R-pentomino populations {pops}; expected 5 at 0 and 116 at 1103")
+
+
 CASES = {
+    "r_pentomino": case_r_pentomino,
     "random_start": case_random_start,
     "across": case_across,
     "restart": case_restart,
