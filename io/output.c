@@ -69,20 +69,6 @@ static void chunk_generations(const gol_schedule *s, int64_t chunk, int64_t *g0,
 
 /* ---- output_check ---------------------------------------------------------------------- */
 
-static void split_base(const char *base, char *dir, size_t len, const char **name) {
-    const char *slash = strrchr(base, '/');
-    if (!slash) {
-        snprintf(dir, len, ".");
-        *name = base;
-    } else if (slash == base) {
-        snprintf(dir, len, "/");
-        *name = slash + 1;
-    } else {
-        snprintf(dir, len, "%.*s", (int)(slash - base), base);
-        *name = slash + 1;
-    }
-}
-
 /* Is `entry` (a name in the output directory, ".part" already stripped) one of this run's chunk
  * names? The first generation picks the only candidate chunk by bisection, so a run of a billion
  * chunks costs one directory listing, not a billion stat calls. */
@@ -116,7 +102,7 @@ static gol_status check_on_root(const gol_config *cfg, const gol_schedule *sched
     char base[GOL_PATH_MAX], dir[GOL_PATH_MAX];
     const char *stem;
     config_output_base(cfg, base, sizeof base);
-    split_base(base, dir, sizeof dir, &stem);
+    path_split(base, dir, sizeof dir, &stem);
 
     struct stat st;
     if (stat(dir, &st) != 0)

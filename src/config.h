@@ -58,6 +58,9 @@ const char *config_backend_name(gol_backend_kind b);
 const char *config_halo_name(gol_halo_kind h);
 const char *config_frame_format_name(gol_frame_format f); /* "u8" or "packed-lsb" */
 
+/* "runs/life.h5" -> dir "runs", *name "life.h5"; "life.h5" -> "."; "/life.h5" -> "/". */
+void path_split(const char *path, char *dir, size_t len, const char **name);
+
 /* The base of the output name: "runs/life.h5" -> "runs/life". */
 void config_output_base(const gol_config *cfg, char *base, size_t len);
 

@@ -80,14 +80,8 @@ static gol_status resolve_restart(gol_setup *s) {
 static gol_status check_stats_path(const gol_config *cfg) {
     if (!cfg->stats[0]) return gol_ok();
     char dir[GOL_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", cfg->stats);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        slash[1] = '\0';
-    else
-        *slash = '\0';
+    const char *name;
+    path_split(cfg->stats, dir, sizeof dir, &name);
     if (access(dir, W_OK) != 0)
         return gol_fail(GOL_EXIT_USAGE, "--stats %s: cannot write into directory '%s'", cfg->stats, dir);
     return gol_ok();
@@ -97,9 +91,6 @@ static gol_status parse_local(int argc, char **argv, gol_setup *s, const char **
     gol_config *cfg = &s->cfg;
     gol_status st = config_parse(argc, argv, cfg, text);
     if (st.code != GOL_OK) return st;
-    if (cfg->pattern[0] && cfg->restart[0])
-        return gol_fail(GOL_EXIT_USAGE, "--pattern and --restart exclude each other: a restart "
-                                        "continues the file's grid");
     if (cfg->pattern[0]) {
         st = pattern_load(cfg->pattern, &s->pattern);
         if (st.code != GOL_OK) return st;
