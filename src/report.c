@@ -50,6 +50,8 @@ void progress_end(gol_progress *p) {
     free(p);
 }
 
+static double per_s(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
+
 typedef struct report_max {
     double compute_s, halo_s, frame_s, write_s, wait_s;
 } report_max;
@@ -72,8 +74,8 @@ static void write_stats(const gol_config *cfg, const gol_schedule *sched, const 
             (long long)cfg->width, (long long)cfg->height, cfg->rule_text,
             config_boundary_name(cfg->boundary), (long long)sched->g_start, (long long)sched->g_end,
             (long long)res->generations, updates, res->wall_s,
-            res->wall_s > 0 ? updates / res->wall_s : 0.0,
-            m->compute_s > 0 ? updates / m->compute_s : 0.0, m->compute_s, m->halo_s, m->frame_s,
+            per_s(updates, res->wall_s),
+            per_s(updates, m->compute_s), m->compute_s, m->halo_s, m->frame_s,
             m->write_s, m->wait_s, (long long)res->frames, (long long)res->output.files,
             (long long)res->output.bytes_written,
             cfg->no_output ? "null" : (res->output.collective ? "true" : "false"),
@@ -99,9 +101,9 @@ void report_summary(const gol_config *cfg, const gol_schedule *sched, const gol_
                (long long)sched->g_end, info->nranks, info->nranks == 1 ? "" : "s", info->backend,
                info->halo, info->threads, info->threads == 1 ? "" : "s");
         printf("  wall time   %10.3f s   %.3e cell updates/s\n", res->wall_s,
-               res->wall_s > 0 ? updates / res->wall_s : 0.0);
+               per_s(updates, res->wall_s));
         printf("  compute     %10.3f s   %.3e cell updates/s (max over ranks)\n", m.compute_s,
-               m.compute_s > 0 ? updates / m.compute_s : 0.0);
+               per_s(updates, m.compute_s));
         printf("  halo        %10.3f s   (max over ranks)\n", m.halo_s);
         if (!cfg->no_output) {
             printf("  frames      %10.3f s   unpack/copy (max over ranks)\n", m.frame_s);
