@@ -2,16 +2,8 @@
 add_executable(test_io_roundtrip ${CMAKE_CURRENT_SOURCE_DIR}/test_io_roundtrip.c)
 target_link_libraries(test_io_roundtrip PRIVATE golmpi_core)
 
-# The checkers need h5py; the interpreter CMake found may lack it (pyenv) while the system one has it.
-set(GOLMPI_IO_PYTHON "")
-foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
-  if(py AND NOT GOLMPI_IO_PYTHON)
-    execute_process(COMMAND ${py} -c "import h5py, numpy" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-    if(rc EQUAL 0)
-      set(GOLMPI_IO_PYTHON ${py})
-    endif()
-  endif()
-endforeach()
+# The checkers need h5py (tests/CMakeLists.txt found the Python that has it).
+set(GOLMPI_IO_PYTHON "${GOLMPI_H5PY_PYTHON}")
 if(NOT GOLMPI_IO_PYTHON)
   message(WARNING "no Python with h5py and numpy: the I/O file checks are not registered")
 endif()
@@ -19,14 +11,7 @@ endif()
 # VTK's XDMF reader (ParaView's) as a second judge of the .xmf files, when some Python has vtk.
 set(GOLMPI_VTK_PYTHON "" CACHE FILEPATH "A Python with the vtk package, for the XDMF-through-VTK checks")
 if(NOT GOLMPI_VTK_PYTHON)
-  foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
-    if(py AND NOT GOLMPI_VTK_PYTHON)
-      execute_process(COMMAND ${py} -c "import vtk, numpy" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-      if(rc EQUAL 0)
-        set(GOLMPI_VTK_PYTHON ${py})
-      endif()
-    endif()
-  endforeach()
+  golmpi_python_with(GOLMPI_VTK_PYTHON "vtk, numpy")
 endif()
 
 # io_*_<n>: the writer thread at n ranks; io_*_sync<n>: MPI below MPI_THREAD_MULTIPLE, so the
