@@ -32,7 +32,7 @@ target_sources(golmpi_core PRIVATE
   ${PROJECT_SOURCE_DIR}/kernels/backend_cuda.c
   ${PROJECT_SOURCE_DIR}/kernels/trace_cuda.c
   ${PROJECT_SOURCE_DIR}/halo/halo_nccl.c
-  ${PROJECT_SOURCE_DIR}/src/device.c)
+  ${PROJECT_SOURCE_DIR}/kernels/device.c)
 target_link_libraries(golmpi_core PUBLIC CUDA::cudart NCCL::nccl)
 target_compile_definitions(golmpi_core PUBLIC GOLMPI_HAVE_CUDA GOLMPI_HAVE_NCCL)
 # Fast-math buys nothing for integer bit logic; -O3 is all the kernels want. Whole-program

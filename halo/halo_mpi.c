@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/check.h"
-#include "src/trace.h"
+#include "core/check.h"
+#include "core/trace.h"
 
 /* Tags name the direction a row travels, so that with two ranks on a torus (up == down) the row
  * sent up and the row sent down still land in the right halos. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "src/check.h"
+#include "core/check.h"
 
 struct gol_halo_nccl {
     ncclComm_t comm;

@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "src/decomp.h"
+#include "core/decomp.h"
 
 typedef struct gol_halo_nccl gol_halo_nccl;
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "io/io_internal.h"
-#include "src/check.h"
+#include "core/check.h"
 
 const char *io_boundary_name(gol_boundary b) { return b == GOL_BOUNDARY_DEAD ? "dead" : "torus"; }
 

@@ -6,7 +6,7 @@
 
 #include "io/io_internal.h"
 #include "io/output.h"
-#include "src/check.h"
+#include "core/check.h"
 
 void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched,
                     int64_t nchunks) {

@@ -8,9 +8,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "src/config.h"
-#include "src/decomp.h"
-#include "src/schedule.h"
+#include "core/config.h"
+#include "core/decomp.h"
+#include "core/schedule.h"
 
 /* The root attributes every golmpi file carries, so any one file describes its run. */
 typedef struct io_meta {

@@ -14,9 +14,8 @@
 #include <unistd.h>
 
 #include "io/io_internal.h"
-#include "kernels/backend.h"
-#include "src/check.h"
-#include "src/trace.h"
+#include "core/check.h"
+#include "core/trace.h"
 
 #define OUTPUT_SLOTS 2
 

@@ -6,9 +6,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "src/config.h"
-#include "src/decomp.h"
-#include "src/schedule.h"
+#include "core/config.h"
+#include "core/decomp.h"
+#include "core/schedule.h"
 
 typedef struct gol_output gol_output;
 

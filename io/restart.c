@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "io/io_internal.h"
-#include "src/check.h"
+#include "core/check.h"
+#include "core/rule.h"
 
 /* HDF5 calls whose failure means a bad input file: no abort, just a false. */
 #define H5_OK(call) ((long long)(call) >= 0)

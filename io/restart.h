@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
-#include "src/config.h"
-#include "src/decomp.h"
+#include "core/config.h"
+#include "core/decomp.h"
 
 typedef struct gol_restart_info {
     int64_t width, height;

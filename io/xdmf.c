@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "io/io_internal.h"
-#include "src/check.h"
+#include "core/check.h"
 
 struct xdmf_state {
     char name[GOL_PATH_MAX + 16], part[GOL_PATH_MAX + 32];

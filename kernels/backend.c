@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "src/check.h"
+#include "core/check.h"
 
 struct gol_backend {
     const gol_backend_ops *ops;

@@ -6,8 +6,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "src/config.h"
-#include "src/decomp.h"
+#include "core/config.h"
+#include "core/decomp.h"
 
 typedef struct gol_backend gol_backend;
 
@@ -73,9 +73,5 @@ int backend_cuda_available(MPI_Comm comm, char *why, size_t why_len);
 int backend_cuda_distinct_gpus(MPI_Comm comm);
 #endif
 
-/* Bytes of one frame row in a given format. */
-static inline int64_t frame_row_bytes(int64_t width, gol_frame_format fmt) {
-    return fmt == GOL_FRAME_PACKED ? (width + 7) / 8 : width;
-}
 
 #endif

@@ -6,8 +6,8 @@
 
 #include "halo/halo_mpi.h"
 #include "kernels/backend.h"
-#include "kernels/life_word.h"
-#include "src/check.h"
+#include "core/life_word.h"
+#include "core/check.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "packed frames are the row words' bytes in order; that needs a little-endian host"

@@ -17,9 +17,9 @@
 #include "halo/halo_nccl.h"
 #include "kernels/backend.h"
 #include "kernels/life_cuda.h"
-#include "src/check.h"
-#include "src/device.h"
-#include "src/trace.h"
+#include "core/check.h"
+#include "kernels/device.h"
+#include "core/trace.h"
 
 #if defined(__has_include)
 #if __has_include(<mpi-ext.h>)

@@ -15,7 +15,7 @@
 /* check.h is a C header without C++ guards; its own includes are already in, so only the gol_*
  * declarations get C linkage here. */
 extern "C" {
-#include "src/check.h"
+#include "core/check.h"
 }
 
 namespace {

@@ -9,7 +9,7 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
-#include "kernels/life_word.h"
+#include "core/life_word.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,6 @@
 /* Stream names for the nsys timeline. It lives apart from src/trace.c so that file builds without
  * CUDA; NVTX3 is header-only and does nothing unless a tool is attached. */
-#include "src/trace.h"
+#include "core/trace.h"
 
 #ifdef GOLMPI_HAVE_NVTX
 #include <nvtx3/nvToolsExtCudaRt.h>

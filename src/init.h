@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "src/decomp.h"
+#include "core/decomp.h"
 #include "src/pattern.h"
 
 /* Counter-based: the cell's value depends only on (seed, row, column), never on the rank count

@@ -7,11 +7,11 @@
 
 #include "io/output.h"
 #include "kernels/backend.h"
-#include "src/check.h"
+#include "core/check.h"
 #include "src/run.h"
 #include "src/setup.h"
 #include "src/report.h"
-#include "src/trace.h"
+#include "core/trace.h"
 
 /* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. */
 static int threads_per_rank(MPI_Comm comm) {

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/check.h"
+#include "core/check.h"
 #include "src/pattern.h"
+#include "core/rule.h"
 
 #define PATTERN_MAX_SIDE INT64_C(2147483647)
 /* The pattern is held densely on every rank; past 2^36 cells (8 GiB of bits) a pattern file is

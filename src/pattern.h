@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/config.h"
+#include "core/config.h"
 
 typedef struct gol_pattern {
     int64_t width, height;

@@ -2,9 +2,9 @@
 
 #include <string.h>
 
-#include "src/check.h"
-#include "src/report.h"
-#include "src/trace.h"
+#include "core/check.h"
+#include "src/progress.h"
+#include "core/trace.h"
 
 /* Advance to generation `to` in pieces, so that a long stretch without frames still shows
  * progress. */

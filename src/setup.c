@@ -3,18 +3,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/check.h"
+#include "core/check.h"
 #include "src/init.h"
-
-gol_status status_agree(gol_status s, MPI_Comm comm) {
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    MPI_CHECK(MPI_Comm_size(comm, &nranks));
-    int mine = s.code != GOL_OK ? rank : nranks, first;
-    MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
-    if (first < nranks) MPI_CHECK(MPI_Bcast(&s, (int)sizeof s, MPI_BYTE, first, comm));
-    return s;
-}
+#include "core/rule.h"
+#include "src/options.h"
 
 /* A pattern's rule and Golly bounded grid fill in what the user did not say. */
 static gol_status resolve_pattern(gol_setup *s) {

@@ -7,10 +7,10 @@
 #include <stdbool.h>
 
 #include "io/restart.h"
-#include "src/config.h"
-#include "src/decomp.h"
+#include "core/config.h"
+#include "core/decomp.h"
 #include "src/pattern.h"
-#include "src/schedule.h"
+#include "core/schedule.h"
 
 typedef struct gol_setup {
     gol_config cfg;
@@ -21,9 +21,6 @@ typedef struct gol_setup {
     gol_restart_info restart;
     gol_schedule sched;
 } gol_setup;
-
-/* Every rank learns the first failure (lowest failing rank's status), so all exit alike. */
-gol_status status_agree(gol_status s, MPI_Comm comm);
 
 gol_status setup_parse(int argc, char **argv, MPI_Comm comm, gol_setup *s, const char **text);
 gol_status setup_initial_state(const gol_setup *s, const gol_slab *slab, uint64_t *rows_h,

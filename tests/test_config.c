@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/config.h"
+#include "core/config.h"
 
 #include "tests/expect.h"
+#include "src/options.h"
 
 /* Splits "a|b|c" into a fresh argv (getopt permutes argv, so it must be writable). '|' rather
  * than spaces so that an argument may hold a space. */

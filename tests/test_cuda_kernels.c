@@ -11,8 +11,8 @@
 
 #include "kernels/backend.h"
 #include "kernels/life_cuda.h"
-#include "src/check.h"
-#include "src/device.h"
+#include "core/check.h"
+#include "kernels/device.h"
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;
 static uint64_t rng(void) {

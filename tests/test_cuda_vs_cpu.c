@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "kernels/backend.h"
-#include "src/check.h"
+#include "core/check.h"
+#include "core/rule.h"
 
 typedef struct test_case {
     int64_t width, height;

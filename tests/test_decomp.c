@@ -1,7 +1,7 @@
 /* Slabs cover every row once, in order, differ by at most one row, and refuse empty ranks. */
 #include <stdio.h>
 
-#include "src/decomp.h"
+#include "core/decomp.h"
 
 int main(void) {
     int failures = 0;

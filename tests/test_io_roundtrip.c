@@ -18,7 +18,8 @@
 #include "io/output.h"
 #include "io/restart.h"
 #include "kernels/backend.h"
-#include "src/check.h"
+#include "core/check.h"
+#include "core/rule.h"
 
 static int failures;
 

@@ -2,7 +2,7 @@
 """golmpi's NVTX ranges, checked through an injection library (tests/nvtx_inject.c).
 
 Runs golmpi on the CPU backend under mpiexec with NVTX_INJECTION64_PATH set, then reads the
-per-rank event logs and checks what src/trace.h promises: domain "golmpi"; threads "main" and
+per-rank event logs and checks what core/trace.h promises: domain "golmpi"; threads "main" and
 "hdf5-writer"; per chunk one "generations g0-g1" range on the main thread holding one "halo"
 range per generation; one "write <chunk file>" range per chunk on the writer thread; and every
 range popped. With --backend cuda (a GPU test: exit 77 without one), also the stream names

@@ -3,9 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/config.h"
+#include "core/config.h"
 
 #include "tests/expect.h"
+#include "core/rule.h"
 
 static uint16_t mask(const char *digits) {
     uint16_t m = 0;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/life_word.h"
+#include "core/life_word.h"
 
 static int failures;
 

@@ -1,4 +1,4 @@
-#include "src/trace.h"
+#include "core/trace.h"
 
 #include <stdarg.h>
 #include <stdio.h>

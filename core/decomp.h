@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "src/config.h"
+#include "core/config.h"
 
 typedef struct gol_slab {
     int64_t width, height; /* the global grid */

@@ -1,4 +1,4 @@
-#include "src/device.h"
+#include "kernels/device.h"
 
 #include <cuda_runtime_api.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "kernels/backend.h"
-#include "src/check.h"
+#include "core/check.h"
 
 /* The count, or 0 with the runtime's reason in why: no driver, no device, or a busy one. */
 static int device_count_reason(char *why, size_t why_len) {

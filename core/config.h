@@ -1,5 +1,5 @@
-/* The run's configuration: filled by config_parse from the command line, then cross-checked.
- * Every rank parses the same argv, so every rank reaches the same verdict. */
+/* The run's configuration: what every layer may read about the run. The program fills it from the
+ * command line (src/options.h); kernels/, halo/ and io/ only read it. */
 #ifndef GOLMPI_CONFIG_H
 #define GOLMPI_CONFIG_H
 
@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kernels/life_word.h"
-#include "src/status.h"
+#include "core/life_word.h"
+#include "core/status.h"
 
 #define GOL_PATH_MAX 4096
 
@@ -45,14 +45,6 @@ typedef struct gol_config {
     bool size_given, rule_given, boundary_given;
 } gol_config;
 
-/* Parse argv into cfg. Returns GOL_OK, GOL_EXIT_DONE after --help/--version (text in *out_text,
- * which the caller prints on rank 0), or GOL_EXIT_USAGE with the reason in msg. */
-gol_status config_parse(int argc, char **argv, gol_config *cfg, const char **out_text);
-
-/* "B3/S23", "b36/s23", "S23/B3" or "23/3" (S/B digits) into masks; canonical text into out. */
-gol_status rule_parse(const char *text, gol_rule *rule, char *out, size_t out_len);
-void rule_format(gol_rule rule, char *out, size_t out_len);
-
 const char *config_boundary_name(gol_boundary b);
 const char *config_backend_name(gol_backend_kind b);
 const char *config_halo_name(gol_halo_kind h);
@@ -63,5 +55,10 @@ void path_split(const char *path, char *dir, size_t len, const char **name);
 
 /* The base of the output name: "runs/life.h5" -> "runs/life". */
 void config_output_base(const gol_config *cfg, char *base, size_t len);
+
+/* Bytes of one frame row in a given format. */
+static inline int64_t frame_row_bytes(int64_t width, gol_frame_format fmt) {
+    return fmt == GOL_FRAME_PACKED ? (width + 7) / 8 : width;
+}
 
 #endif

@@ -1,4 +1,4 @@
-#include "src/decomp.h"
+#include "core/decomp.h"
 
 int64_t decomp_rows(int64_t height, int nranks, int rank) {
     return height / nranks + (rank < height % nranks ? 1 : 0);

@@ -1,4 +1,4 @@
-#include "src/schedule.h"
+#include "core/schedule.h"
 
 int64_t schedule_frames(const gol_schedule *s) {
     if (s->g_end == s->g_start) return 1;

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/config.h"
+#include "core/rule.h"
 
 /* One half of a rule ("B36", "s23", or plain digits). Fails on any character but a digit 0-8. */
 static gol_status parse_digits(const char *rule_text, const char *s, size_t n, uint16_t *mask) {

@@ -3,6 +3,7 @@
 #ifndef GOLMPI_STATUS_H
 #define GOLMPI_STATUS_H
 
+#include <mpi.h>
 #include <stdarg.h>
 
 enum {
@@ -27,5 +28,9 @@ static inline gol_status gol_ok(void) {
 
 /* printf-style: gol_fail(GOL_EXIT_USAGE, "--size: '%s' is not a positive integer", arg) */
 gol_status gol_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Collective: every rank learns the first failure (the lowest failing rank's status), so all
+ * exit alike. */
+gol_status status_agree(gol_status s, MPI_Comm comm);
 
 #endif

@@ -1,4 +1,4 @@
-#include "src/check.h"
+#include "core/check.h"
 
 #include <errno.h>
 #include <hdf5.h>

@@ -1,0 +1,25 @@
+#include "core/status.h"
+
+#include <stdio.h>
+
+#include "core/check.h"
+
+gol_status gol_fail(int code, const char *fmt, ...) {
+    gol_status s;
+    s.code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s.msg, sizeof s.msg, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+gol_status status_agree(gol_status s, MPI_Comm comm) {
+    int rank, nranks;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    int mine = s.code != GOL_OK ? rank : nranks, first;
+    MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+    if (first < nranks) MPI_CHECK(MPI_Bcast(&s, (int)sizeof s, MPI_BYTE, first, comm));
+    return s;
+}

@@ -1,0 +1,20 @@
+/* The progress line: on rank 0, when stderr is a terminal, generation, rate and ETA. */
+#ifndef GOLMPI_PROGRESS_H
+#define GOLMPI_PROGRESS_H
+
+#include <stdint.h>
+
+#include "core/config.h"
+#include "core/decomp.h"
+#include "core/schedule.h"
+
+typedef struct gol_progress gol_progress;
+
+gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched,
+                             const gol_slab *slab, int rank);
+/* How many generations to advance between updates, out of `remaining`. */
+int64_t progress_piece(const gol_progress *p, int64_t remaining);
+void progress_update(gol_progress *p, int64_t generation);
+void progress_end(gol_progress *p);
+
+#endif
