@@ -24,7 +24,7 @@ const char *gol_h5_errstr(void);
         if ((long long)(call) < 0) gol_die(__FILE__, __LINE__, #call, "HDF5", gol_h5_errstr()); \
     } while (0)
 
-/* Plain C library calls that set errno (fopen, rename, malloc via gol_xmalloc). */
+/* Plain C library calls that set errno (fopen, rename, ...). */
 #define SYS_CHECK(cond, what)                                                              \
     do {                                                                                   \
         if (!(cond)) gol_die(__FILE__, __LINE__, what, "system", gol_sys_errstr());         \

@@ -1,8 +1,8 @@
 /* NVTX ranges in the "golmpi" domain. They cost nothing without a tool attached, and they work
  * without a GPU, so tests/ can check them with an injection library.
  *
- * Ranges: "generations <g0>-<g1>" (compute of one chunk), "halo" (one exchange), "d2h <g>"
- * (frame copy, GPU), "write <file>" (one chunk's HDF5 write), "index" (index/XDMF refresh).
+ * Ranges: "generations <g0>-<g1>" (compute of one chunk), "halo" (one exchange), "d2h slot <s>"
+ * (frame copy into slot s, GPU), "write <file>" (one chunk's HDF5 write), "index" (index/XDMF refresh).
  * Threads: "main", "hdf5-writer". CUDA streams: "compute", "comm", "copy0", "copy1". */
 #ifndef GOLMPI_TRACE_H
 #define GOLMPI_TRACE_H

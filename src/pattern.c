@@ -106,7 +106,6 @@ static gol_status parse_rule_value(const char *value, int line, gol_pattern *p) 
         gol_status st = parse_grid_suffix(colon + 1, line, p);
         if (st.code) return st;
     }
-    if (strcasecmp(buf, "life") == 0 || strcasecmp(buf, "conway") == 0) snprintf(buf, sizeof buf, "B3/S23");
     gol_status st = rule_parse(buf, &p->rule, p->rule_text, sizeof p->rule_text);
     if (st.code) return gol_fail(st.code, "line %d: %s", line, st.msg);
     p->has_rule = true;
