@@ -5,8 +5,6 @@
 #include "io/io_internal.h"
 #include "core/check.h"
 
-const char *io_boundary_name(gol_boundary b) { return b == GOL_BOUNDARY_DEAD ? "dead" : "torus"; }
-
 const char *io_basename(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "io/format.h"
 #include "io/io_internal.h"
-#include "io/output.h"
 #include "core/check.h"
 
 void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched,

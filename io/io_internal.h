@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "io/format.h"
 #include "core/config.h"
 #include "core/decomp.h"
 #include "core/schedule.h"
@@ -15,8 +16,8 @@
 /* The root attributes every golmpi file carries, so any one file describes its run. */
 typedef struct io_meta {
     char rule[32];
-    const char *boundary; /* "torus" or "dead" */
-    const char *encoding; /* "u8" or "packed-lsb" */
+    const char *boundary; /* config_boundary_name: "torus" or "dead" */
+    const char *encoding; /* IO_ENCODING_U8 or IO_ENCODING_PACKED */
     int64_t width, height;
     int64_t row_bytes; /* bytes of one frame row: width, or ceil(width/8) packed */
     uint64_t seed;
@@ -24,10 +25,6 @@ typedef struct io_meta {
     int32_t ranks;
 } io_meta;
 
-#define IO_ENCODING_U8 "u8"
-#define IO_ENCODING_PACKED "packed-lsb"
-
-const char *io_boundary_name(gol_boundary b);
 void io_write_root_attrs(hid_t loc, const io_meta *m);
 void io_write_str_attr(hid_t loc, const char *name, const char *value);
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/format.h"
 #include "io/io_internal.h"
 #include "core/check.h"
 #include "core/trace.h"
@@ -52,13 +53,6 @@ struct gol_output {
 
     double wait_s; /* main thread */
 };
-
-void output_chunk_name(const char *base, int64_t g0, int64_t g1, char *name, size_t len) {
-    if (g0 == g1)
-        snprintf(name, len, "%s_%06lld.h5", base, (long long)g0);
-    else
-        snprintf(name, len, "%s_%06lld-%06lld.h5", base, (long long)g0, (long long)g1);
-}
 
 static void chunk_generations(const gol_schedule *s, int64_t chunk, int64_t *g0, int64_t *g1) {
     int64_t first = schedule_chunk_first(s, chunk);
@@ -244,7 +238,7 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     o->sched = *sched;
     io_meta *m = &o->meta;
     snprintf(m->rule, sizeof m->rule, "%s", cfg->rule_text);
-    m->boundary = io_boundary_name(cfg->boundary);
+    m->boundary = config_boundary_name(cfg->boundary);
     m->encoding = cfg->frame_format == GOL_FRAME_PACKED ? IO_ENCODING_PACKED : IO_ENCODING_U8;
     m->width = slab->width;
     m->height = slab->height;

@@ -6,6 +6,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
+/* output_chunk_name, which callers of this API use to find the chunk files */
+#include "io/format.h"
 #include "core/config.h"
 #include "core/decomp.h"
 #include "core/schedule.h"
@@ -36,8 +38,5 @@ void output_wait_slot(gol_output *o, int slot);
 
 /* Collective. Waits for every write, leaves the index and XDMF final, stops the thread. */
 void output_close(gol_output *o, gol_output_stats *stats);
-
-/* "<base>_000100-000400.h5", or "<base>_000000.h5" for a chunk of one frame. */
-void output_chunk_name(const char *base, int64_t g0, int64_t g1, char *name, size_t len);
 
 #endif
