@@ -1,5 +1,6 @@
-# The CUDA backend: kernels, NCCL halo, device selection. Included by the root CMakeLists.txt
-# when GOLMPI_ENABLE_CUDA=ON, after golmpi_core exists and CUDA is an enabled language.
+# The CUDA backend: kernels, device selection, and NCCL for the device halo modes (whose sources
+# halo/CMakeLists.txt lists). Included by the root CMakeLists.txt when GOLMPI_ENABLE_CUDA=ON,
+# after golmpi_core exists and CUDA is an enabled language.
 find_package(CUDAToolkit REQUIRED)
 
 # NCCL ships no CMake package: find it next to the toolkit (as in the NVIDIA HPC SDK and the CUDA
@@ -31,7 +32,6 @@ target_sources(golmpi_core PRIVATE
   ${PROJECT_SOURCE_DIR}/kernels/life_cuda.cu
   ${PROJECT_SOURCE_DIR}/kernels/backend_cuda.c
   ${PROJECT_SOURCE_DIR}/kernels/trace_cuda.c
-  ${PROJECT_SOURCE_DIR}/halo/halo_nccl.c
   ${PROJECT_SOURCE_DIR}/kernels/device.c)
 target_link_libraries(golmpi_core PUBLIC CUDA::cudart NCCL::nccl)
 target_compile_definitions(golmpi_core PUBLIC GOLMPI_HAVE_CUDA GOLMPI_HAVE_NCCL)

@@ -1,21 +1,31 @@
-#include "halo/halo_nccl.h"
-
+/* Halo mode "nccl" on device memory: NCCL point-to-point on the comm stream. The exchange is only
+ * enqueued: it runs in stream order, so it can be captured into a CUDA graph. Needs the CUDA
+ * device already chosen.
+ *
+ * create is collective over comm (its ranks are the NCCL ranks): rank 0 makes the unique id,
+ * MPI_Bcast, MPI_Barrier, then a nonblocking ncclCommInitRankConfig that is polled, so a failure
+ * on one rank aborts with NCCL's message instead of hanging. With one rank and a dead boundary
+ * there is no peer and no communicator. */
+#include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "core/check.h"
+#include "core/trace.h"
+#include "halo/halo.h"
 
-struct gol_halo_nccl {
+typedef struct halo_nccl {
     ncclComm_t comm;
     int have_comm; /* no peer at all (one rank, dead boundary): nothing to exchange */
     int up, down;
     int64_t nwords;
-};
+    cudaStream_t stream;
+} halo_nccl;
 
 /* A nonblocking communicator answers ncclInProgress until its background work is done; poll so a
  * failure anywhere surfaces as NCCL's own error instead of a silent hang. */
-static void wait_ready(gol_halo_nccl *h, const char *what) {
+static void wait_ready(halo_nccl *h, const char *what) {
     ncclResult_t state = ncclInProgress;
     for (;;) {
         NCCL_CHECK(ncclCommGetAsyncError(h->comm, &state));
@@ -26,11 +36,12 @@ static void wait_ready(gol_halo_nccl *h, const char *what) {
     if (state != ncclSuccess) gol_die_nccl(__FILE__, __LINE__, what, state);
 }
 
-gol_halo_nccl *halo_nccl_create(const gol_slab *slab, MPI_Comm comm) {
-    gol_halo_nccl *h = gol_xcalloc(1, sizeof *h);
+static void *nccl_create(const gol_slab *slab, MPI_Comm comm, void *stream) {
+    halo_nccl *h = gol_xcalloc(1, sizeof *h);
     h->up = slab->up;
     h->down = slab->down;
     h->nwords = slab->nwords;
+    h->stream = (cudaStream_t)stream;
     /* Every rank reaches the same decision: only a single rank can be without peers. */
     if (h->up < 0 && h->down < 0) return h;
 
@@ -50,10 +61,17 @@ gol_halo_nccl *halo_nccl_create(const gol_slab *slab, MPI_Comm comm) {
     return h;
 }
 
-void halo_nccl_enqueue(gol_halo_nccl *h, const uint64_t *first_d, const uint64_t *last_d,
-                       uint64_t *top_d, uint64_t *bottom_d, cudaStream_t s) {
-    if (!h->have_comm) return;
+/* Enqueues the whole exchange on the stream; the NVTX range covers the enqueue. */
+static void nccl_post(void *impl, const uint64_t *first_d, const uint64_t *last_d, uint64_t *top_d,
+                      uint64_t *bottom_d) {
+    halo_nccl *h = impl;
+    trace_push("halo");
+    if (!h->have_comm) {
+        trace_pop();
+        return;
+    }
     size_t count = (size_t)h->nwords;
+    cudaStream_t s = h->stream;
     /* NCCL matches the operations between two ranks in the order they are posted. With one or two
      * ranks on a torus, up == down, so both receives and both sends go to the same peer: posting
      * receives as (top, bottom) and sends as (last, first) makes the peer's last row land in our
@@ -68,9 +86,20 @@ void halo_nccl_enqueue(gol_halo_nccl *h, const uint64_t *first_d, const uint64_t
         wait_ready(h, "ncclGroupEnd (halo exchange)");
     else
         NCCL_CHECK(rc);
+    trace_pop();
 }
 
-void halo_nccl_check(gol_halo_nccl *h) {
+/* Stream order completes the exchange: nothing to wait for on the host. */
+static void nccl_wait(void *impl) { (void)impl; }
+
+/* The host only enqueues; the caller samples the exchange with events (ops.sampled). */
+static double nccl_seconds(const void *impl) {
+    (void)impl;
+    return 0.0;
+}
+
+static void nccl_poll(void *impl) {
+    halo_nccl *h = impl;
     if (!h->have_comm) return;
     ncclResult_t state = ncclSuccess;
     NCCL_CHECK(ncclCommGetAsyncError(h->comm, &state));
@@ -78,18 +107,20 @@ void halo_nccl_check(gol_halo_nccl *h) {
         gol_die_nccl(__FILE__, __LINE__, "ncclCommGetAsyncError (halo exchange)", state);
 }
 
-void halo_nccl_sync_stream(gol_halo_nccl *h, cudaStream_t s) {
+static void nccl_sync_stream(void *impl, void *stream) {
+    cudaStream_t s = (cudaStream_t)stream;
     for (;;) {
         cudaError_t e = cudaStreamQuery(s);
         if (e == cudaSuccess) return;
         if (e != cudaErrorNotReady) CUDA_CHECK(e);
-        halo_nccl_check(h);
+        nccl_poll(impl);
         struct timespec ts = {0, 10000};
         nanosleep(&ts, NULL);
     }
 }
 
-void halo_nccl_destroy(gol_halo_nccl *h) {
+static void nccl_destroy(void *impl) {
+    halo_nccl *h = impl;
     if (!h) return;
     if (h->have_comm) {
         /* Finalize flushes outstanding operations; with a nonblocking comm it is polled too. */
@@ -102,3 +133,16 @@ void halo_nccl_destroy(gol_halo_nccl *h) {
     }
     free(h);
 }
+
+/* NCCL p2p is capturable; NCCL connects to a peer on first use, so the caller warms up first. */
+const halo_ops halo_nccl_ops = {
+    .create = nccl_create,
+    .post = nccl_post,
+    .wait = nccl_wait,
+    .seconds = nccl_seconds,
+    .destroy = nccl_destroy,
+    .capturable = 1,
+    .sampled = 1,
+    .poll = nccl_poll,
+    .sync_stream = nccl_sync_stream,
+};

@@ -2,43 +2,66 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/check.h"
+#include "halo/halo.h"
 
 struct gol_backend {
     const gol_backend_ops *ops;
     void *impl;
 };
 
+/* What --halo asked for: a mode name or "auto". */
+static const char *asked_halo(const gol_config *cfg) { return config_halo_name(cfg->halo); }
+
+/* The CPU backend's halo mode: "auto" is MPI; a mode with no host form needs the GPU. The parser
+ * already refuses --backend cpu with --halo nccl, so this speaks to --backend auto without GPUs. */
+static gol_status cpu_halo(const char *asked, const char **halo) {
+    const halo_mode *mode =
+        halo_mode_find(strcmp(asked, "auto") == 0 ? "mpi" : asked, HALO_MEM_HOST);
+    if (!mode)
+        return gol_fail(GOL_EXIT_USAGE, "--halo %s needs a GPU on every rank; use --halo mpi",
+                        asked);
+    *halo = mode->name;
+    return gol_ok();
+}
+
 /* The halo mode for the CUDA backend, given what the user asked for. */
 #ifdef GOLMPI_HAVE_CUDA
-static gol_status cuda_halo(gol_halo_kind asked, MPI_Comm comm, gol_halo_kind *halo) {
+static gol_status cuda_halo(const char *asked, MPI_Comm comm, const char **halo) {
     int distinct = backend_cuda_distinct_gpus(comm);
-    if (asked == GOL_HALO_NCCL && !distinct)
+    if (strcmp(asked, "nccl") == 0 && !distinct)
         return gol_fail(GOL_EXIT_USAGE,
                         "--halo nccl: some ranks share a GPU, and NCCL refuses two ranks on one "
                         "GPU; use --halo mpi (or --halo auto), or one rank per GPU");
-    *halo = asked == GOL_HALO_AUTO ? (distinct ? GOL_HALO_NCCL : GOL_HALO_MPI) : asked;
+    const char *name = strcmp(asked, "auto") == 0 ? (distinct ? "nccl" : "mpi") : asked;
+    /* The old spelling of --halo none, kept so that older benchmark scripts still work. */
+    const char *off = getenv("GOLMPI_HALO_OFF");
+    if (off && strcmp(off, "1") == 0) name = "none";
+    const halo_mode *mode = halo_mode_find(name, HALO_MEM_DEVICE);
+    if (!mode)
+        return gol_fail(GOL_EXIT_USAGE, "--halo %s works on host memory only; use --backend cpu",
+                        name);
+    *halo = mode->name;
     return gol_ok();
 }
 #endif
 
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
-                          gol_halo_kind *halo, char *notice, size_t notice_len) {
+                          const char **halo, char *notice, size_t notice_len) {
     notice[0] = '\0';
+    const char *asked = asked_halo(cfg);
     if (cfg->backend == GOL_BACKEND_CPU) {
-        if (cfg->halo == GOL_HALO_NCCL)
-            return gol_fail(GOL_EXIT_USAGE, "--halo nccl needs the CUDA backend, not --backend cpu");
         *backend = GOL_BACKEND_CPU;
-        *halo = GOL_HALO_MPI;
-        return gol_ok();
+        return cpu_halo(asked, halo);
     }
 #ifdef GOLMPI_HAVE_CUDA
     char why[256] = "";
     int available = backend_cuda_available(comm, why, sizeof why);
     if (available) {
         *backend = GOL_BACKEND_CUDA;
-        return cuda_halo(cfg->halo, comm, halo);
+        return cuda_halo(asked, comm, halo);
     }
     if (cfg->backend == GOL_BACKEND_CUDA)
         return gol_fail(GOL_EXIT_NOGPU, "--backend cuda: no usable GPU (%s); use --backend cpu",
@@ -52,14 +75,11 @@ gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind
                         "(GOLMPI_ENABLE_CUDA=OFF); use --backend cpu");
     snprintf(notice, notice_len, "golmpi: built without CUDA; using the CPU backend");
 #endif
-    if (cfg->halo == GOL_HALO_NCCL)
-        return gol_fail(GOL_EXIT_USAGE, "--halo nccl needs a GPU on every rank; use --halo mpi");
     *backend = GOL_BACKEND_CPU;
-    *halo = GOL_HALO_MPI;
-    return gol_ok();
+    return cpu_halo(asked, halo);
 }
 
-gol_backend *backend_create(gol_backend_kind kind, gol_halo_kind halo, const gol_slab *slab,
+gol_backend *backend_create(gol_backend_kind kind, const char *halo, const gol_slab *slab,
                             const gol_config *cfg, MPI_Comm comm) {
     gol_backend *b = gol_xcalloc(1, sizeof *b);
     b->ops = &gol_backend_cpu_ops;

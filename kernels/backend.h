@@ -18,12 +18,15 @@ typedef struct gol_backend_times {
 } gol_backend_times;
 
 /* Decide the backend and the halo mode, collectively over comm. --backend cuda where any rank has
- * no GPU, or --halo nccl without the CUDA backend, is a user error. With --backend auto and no GPU,
- * *notice says why the CPU was chosen (rank 0 prints it). */
+ * no GPU, a device-only halo mode (--halo nccl) without the CUDA backend, or --halo nccl where
+ * ranks share a GPU, is a user error. *halo is a mode name of halo/halo.h's table, "auto"
+ * resolved. With --backend auto and no GPU, *notice says why the CPU was chosen (rank 0 prints
+ * it). */
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
-                          gol_halo_kind *halo, char *notice, size_t notice_len);
+                          const char **halo, char *notice, size_t notice_len);
 
-gol_backend *backend_create(gol_backend_kind kind, gol_halo_kind halo, const gol_slab *slab,
+/* halo: a mode name (not "auto") that halo_mode_find knows for the backend's memory. */
+gol_backend *backend_create(gol_backend_kind kind, const char *halo, const gol_slab *slab,
                             const gol_config *cfg, MPI_Comm comm);
 const char *backend_name(const gol_backend *b); /* "cpu" or "cuda" */
 
@@ -51,7 +54,7 @@ void backend_destroy(gol_backend *b);
 /* What a backend provides; backend.c dispatches through it. */
 typedef struct gol_backend_ops {
     const char *name;
-    void *(*create)(gol_halo_kind halo, const gol_slab *slab, const gol_config *cfg, MPI_Comm comm);
+    void *(*create)(const char *halo, const gol_slab *slab, const gol_config *cfg, MPI_Comm comm);
     void (*load)(void *impl, const uint64_t *rows_h);
     void (*store)(void *impl, uint64_t *rows_h);
     void (*advance)(void *impl, int64_t generations);

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "halo/halo_mpi.h"
-#include "kernels/backend.h"
-#include "core/life_word.h"
 #include "core/check.h"
+#include "core/life_word.h"
+#include "halo/halo.h"
+#include "kernels/backend.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "packed frames are the row words' bytes in order; that needs a little-endian host"
@@ -18,7 +18,7 @@ typedef struct cpu_backend {
     int torus;
     uint64_t *grid[2]; /* (rows + 2) rows: halo above, owned rows, halo below */
     int cur;
-    gol_halo_mpi *halo;
+    gol_halo *halo;
     double compute_s, frame_s;
 } cpu_backend;
 
@@ -67,17 +67,19 @@ static void step_row(cpu_backend *c, int64_t r) {
     }
 }
 
-static void *cpu_create(gol_halo_kind halo, const gol_slab *slab, const gol_config *cfg,
+static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
                         MPI_Comm comm) {
-    (void)halo;
     (void)cfg;
+    const halo_mode *mode = halo_mode_find(halo, HALO_MEM_HOST);
+    if (!mode)
+        gol_die(__FILE__, __LINE__, "halo_mode_find", "golmpi", "no host halo mode of that name");
     cpu_backend *c = gol_xcalloc(1, sizeof *c);
     c->slab = *slab;
     c->torus = slab->boundary == GOL_BOUNDARY_TORUS;
     int64_t words = (slab->rows + 2) * slab->nwords;
     /* calloc: halo rows past a dead boundary stay zero for the whole run */
     for (int b = 0; b < 2; b++) c->grid[b] = gol_xcalloc((size_t)words, sizeof(uint64_t));
-    c->halo = halo_mpi_create(slab, comm);
+    c->halo = halo_create(mode, slab, comm, NULL);
     return c;
 }
 
@@ -96,12 +98,12 @@ static void cpu_advance(void *impl, int64_t generations) {
     int64_t rows = c->slab.rows;
     for (int64_t g = 0; g < generations; g++) {
         double t0 = MPI_Wtime();
-        halo_mpi_start(c->halo, row_ptr(c, c->cur, 1), row_ptr(c, c->cur, rows),
-                       row_ptr(c, c->cur, 0), row_ptr(c, c->cur, rows + 1));
+        halo_post(c->halo, row_ptr(c, c->cur, 1), row_ptr(c, c->cur, rows), row_ptr(c, c->cur, 0),
+                  row_ptr(c, c->cur, rows + 1));
         /* the interior needs no halo: it runs while the edge rows travel */
 #pragma omp parallel for schedule(static)
         for (int64_t r = 2; r < rows; r++) step_row(c, r);
-        halo_mpi_finish(c->halo);
+        halo_wait(c->halo);
         step_row(c, 1);
         if (rows > 1) step_row(c, rows);
         c->cur = 1 - c->cur;
@@ -153,14 +155,14 @@ static int64_t cpu_population(void *impl) {
 
 static gol_backend_times cpu_times(const void *impl) {
     const cpu_backend *c = impl;
-    double halo = halo_mpi_seconds(c->halo);
+    double halo = halo_seconds(c->halo);
     gol_backend_times t = {c->compute_s - halo, halo, c->frame_s};
     return t;
 }
 
 static void cpu_destroy(void *impl) {
     cpu_backend *c = impl;
-    halo_mpi_destroy(c->halo);
+    halo_destroy(c->halo);
     free(c->grid[0]);
     free(c->grid[1]);
     free(c);

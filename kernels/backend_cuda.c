@@ -1,31 +1,23 @@
 /* The CUDA backend: a bit-packed slab on one GPU per rank.
  *
  * Each generation forks from the compute stream: the comm stream computes the first and last owned
- * rows, then exchanges them (NCCL, or MPI through the host); the compute stream computes the rows
- * in between at the same time; the compute stream then waits for the comm stream (halo_done), so
+ * rows, then exchanges them through a device halo mode of halo/halo.h, ordered on the comm stream
+ * (NCCL, or MPI through the host); the compute stream computes the rows in between at the same
+ * time; the compute stream then waits for the comm stream (halo_done), so
  * the compute stream alone carries the order from one generation to the next. That single order
  * is what the CUDA graphs capture (one per buffer parity) and what frames and population wait on.
  *
  * Buffers: two slabs of (rows + 2) x nwords words, row 0 the top halo and row rows+1 the bottom
  * halo. Halo rows past a dead boundary are never written, so they stay zero in both buffers. */
 #include <cuda_runtime_api.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "halo/halo_mpi.h"
-#include "halo/halo_nccl.h"
-#include "kernels/backend.h"
-#include "kernels/life_cuda.h"
 #include "core/check.h"
-#include "kernels/device.h"
 #include "core/trace.h"
-
-#if defined(__has_include)
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h> /* Open MPI: MPIX_Query_cuda_support */
-#endif
-#endif
+#include "halo/halo.h"
+#include "kernels/backend.h"
+#include "kernels/device.h"
+#include "kernels/life_cuda.h"
 
 enum { FRAME_TIMERS = 64 }; /* frames a slot may have in flight before their timers are read */
 
@@ -36,7 +28,6 @@ typedef struct frame_timer {
 
 typedef struct cuda_backend {
     gol_slab slab;
-    gol_halo_kind halo;
     gol_cuda_grid grid;
     int64_t row_words; /* nwords */
     size_t row_bytes;
@@ -50,11 +41,7 @@ typedef struct cuda_backend {
     cudaEvent_t frame_read[2]; /* slot s finished reading the grid buffer */
     int frame_pending[2][2];   /* [slot][buffer]: compute must wait frame_read[slot] before writing */
 
-    gol_halo_nccl *nccl;
-    gol_halo_mpi *hmpi;
-    int cuda_aware_mpi;
-    uint64_t *mpi_h; /* pinned: send first, send last, recv top, recv bottom (staged MPI only) */
-    int halo_off;    /* GOLMPI_HALO_OFF=1: benchmarking aid, skip the exchange (wrong results) */
+    gol_halo *halo; /* a device mode, ordered on the comm stream */
 
     int use_graphs;
     cudaGraphExec_t graph[2]; /* graph[p]: one generation from buf_d[p] into buf_d[p ^ 1] */
@@ -71,13 +58,10 @@ static uint64_t *row_ptr(cuda_backend *cb, int b, int64_t row) {
     return cb->buf_d[b] + row * cb->row_words;
 }
 
-/* Waits for the compute stream; with NCCL also watches the communicator, so a dead peer aborts
- * the run with NCCL's message rather than hanging it. */
+/* Waits for a stream; where the halo mode has an asynchronous error to watch (NCCL), it watches
+ * it meanwhile, so a dead peer aborts the run with NCCL's message rather than hanging it. */
 static void sync_stream(cuda_backend *cb, cudaStream_t s) {
-    if (cb->nccl)
-        halo_nccl_sync_stream(cb->nccl, s);
-    else
-        CUDA_CHECK(cudaStreamSynchronize(s));
+    if (!halo_sync_stream(cb->halo, s)) CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
 /* Before the grid buffer b is written, every frame still reading it must be done. */
@@ -90,40 +74,14 @@ static void wait_frames_on(cuda_backend *cb, int b) {
     }
 }
 
-/* Halo rows of buffer b from its owned edge rows, enqueued on the comm stream. The MPI forms run
- * host calls here, while the interior kernel already queued on the compute stream runs. */
+/* Halo rows of buffer b from its owned edge rows, enqueued on the comm stream. The MPI mode runs
+ * host calls here, while the interior kernel already queued on the compute stream runs. The mode
+ * opens and closes the NVTX "halo" range of the exchange. */
 static void exchange_halo(cuda_backend *cb, int b) {
-    if (cb->halo_off) return;
     int64_t rows = cb->slab.rows;
-    uint64_t *first = row_ptr(cb, b, 1), *last = row_ptr(cb, b, rows);
-    uint64_t *top = row_ptr(cb, b, 0), *bottom = row_ptr(cb, b, rows + 1);
-    if (cb->halo == GOL_HALO_NCCL) {
-        trace_push("halo"); /* halo_mpi has its own range around the MPI part */
-        halo_nccl_enqueue(cb->nccl, first, last, top, bottom, cb->comm);
-        trace_pop();
-    } else if (cb->cuda_aware_mpi) {
-        CUDA_CHECK(cudaStreamSynchronize(cb->comm)); /* edge rows written */
-        halo_mpi_start(cb->hmpi, first, last, top, bottom);
-        halo_mpi_finish(cb->hmpi);
-    } else {
-        int64_t nw = cb->row_words;
-        uint64_t *send_first = cb->mpi_h, *send_last = cb->mpi_h + nw;
-        uint64_t *recv_top = cb->mpi_h + 2 * nw, *recv_bottom = cb->mpi_h + 3 * nw;
-        CUDA_CHECK(cudaMemcpyAsync(send_first, first, cb->row_bytes, cudaMemcpyDeviceToHost,
-                                   cb->comm));
-        CUDA_CHECK(cudaMemcpyAsync(send_last, last, cb->row_bytes, cudaMemcpyDeviceToHost,
-                                   cb->comm));
-        CUDA_CHECK(cudaStreamSynchronize(cb->comm));
-        halo_mpi_start(cb->hmpi, send_first, send_last, recv_top, recv_bottom);
-        halo_mpi_finish(cb->hmpi);
-        /* past a dead boundary the halo row stays zero on the device: copy nothing there */
-        if (cb->slab.up >= 0)
-            CUDA_CHECK(cudaMemcpyAsync(top, recv_top, cb->row_bytes, cudaMemcpyHostToDevice,
-                                       cb->comm));
-        if (cb->slab.down >= 0)
-            CUDA_CHECK(cudaMemcpyAsync(bottom, recv_bottom, cb->row_bytes,
-                                       cudaMemcpyHostToDevice, cb->comm));
-    }
+    halo_post(cb->halo, row_ptr(cb, b, 1), row_ptr(cb, b, rows), row_ptr(cb, b, 0),
+              row_ptr(cb, b, rows + 1));
+    halo_wait(cb->halo);
 }
 
 static void fork_comm(cuda_backend *cb) {
@@ -136,14 +94,14 @@ static void join_comm(cuda_backend *cb) {
     CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->halo_done, 0));
 }
 
-/* One generation from buffer p into p ^ 1. Capturable when the halo is NCCL (or off) and timed is
- * 0. timed brackets the NCCL part with events, the sample behind halo_s. */
+/* One generation from buffer p into p ^ 1. Capturable when the halo mode is (NCCL, none) and
+ * timed is 0. timed brackets the exchange with events, the sample behind halo_s. */
 static void enqueue_step(cuda_backend *cb, int p, int timed) {
     const uint64_t *src = cb->buf_d[p];
     uint64_t *dst = cb->buf_d[p ^ 1];
     fork_comm(cb);
     launch_life_edges(cb->grid, src, dst, cb->comm);
-    /* queued before the host-side MPI exchange below, so the interior runs during it */
+    /* queued before a host-side MPI exchange below, so the interior runs during it */
     launch_life_rows(cb->grid, src, dst, 2, cb->slab.rows, cb->compute);
     if (timed) CUDA_CHECK(cudaEventRecord(cb->halo_t0, cb->comm));
     exchange_halo(cb, p ^ 1);
@@ -163,19 +121,13 @@ static void capture_graphs(cuda_backend *cb) {
     }
 }
 
-static int query_cuda_aware_mpi(void) {
-#if defined(MPIX_CUDA_AWARE_SUPPORT)
-    return MPIX_Query_cuda_support() ? 1 : 0;
-#else
-    return 0;
-#endif
+static size_t slab_bytes(const cuda_backend *cb) {
+    return (size_t)(cb->slab.rows + 2) * cb->row_bytes;
 }
 
-static void *cuda_create(gol_halo_kind halo, const gol_slab *slab, const gol_config *cfg,
-                         MPI_Comm comm) {
-    cuda_backend *cb = gol_xcalloc(1, sizeof *cb);
+/* The slab's shape, for the launchers. */
+static void init_geometry(cuda_backend *cb, const gol_slab *slab) {
     cb->slab = *slab;
-    cb->halo = halo == GOL_HALO_NCCL ? GOL_HALO_NCCL : GOL_HALO_MPI;
     cb->row_words = slab->nwords;
     cb->row_bytes = (size_t)slab->nwords * sizeof(uint64_t);
     cb->grid.rows = slab->rows;
@@ -183,14 +135,9 @@ static void *cuda_create(gol_halo_kind halo, const gol_slab *slab, const gol_con
     cb->grid.width = slab->width;
     cb->grid.torus = slab->boundary == GOL_BOUNDARY_TORUS;
     cb->grid.rule = slab->rule;
-    const char *off = getenv("GOLMPI_HALO_OFF");
-    cb->halo_off = off && strcmp(off, "1") == 0;
-    if (cb->halo_off && slab->rank == 0)
-        fprintf(stderr, "golmpi: GOLMPI_HALO_OFF=1: the CUDA backend skips the halo exchange "
-                        "(a benchmarking aid: the grid it computes is wrong)\n");
+}
 
-    cb->device = device_select(comm);
-
+static void create_streams(cuda_backend *cb) {
     /* The comm stream outranks the interior so the edge rows and the exchange, which are on the
      * critical path to the next generation, are never queued behind interior blocks. */
     int least, greatest;
@@ -203,7 +150,9 @@ static void *cuda_create(gol_halo_kind halo, const gol_slab *slab, const gol_con
     trace_name_stream(cb->comm, "comm");
     trace_name_stream(cb->copy[0], "copy0");
     trace_name_stream(cb->copy[1], "copy1");
+}
 
+static void create_events(cuda_backend *cb) {
     CUDA_CHECK(cudaEventCreateWithFlags(&cb->fork, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&cb->halo_done, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&cb->gen_done, cudaEventDisableTiming));
@@ -216,40 +165,47 @@ static void *cuda_create(gol_halo_kind halo, const gol_slab *slab, const gol_con
             CUDA_CHECK(cudaEventCreate(&cb->ftimer[s].t1[k]));
         }
     }
+}
 
-    size_t slab_bytes = (size_t)(slab->rows + 2) * cb->row_bytes;
+static void alloc_slabs(cuda_backend *cb) {
     for (int b = 0; b < 2; b++) {
-        CUDA_CHECK(cudaMalloc((void **)&cb->buf_d[b], slab_bytes));
-        CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, slab_bytes, cb->compute));
+        CUDA_CHECK(cudaMalloc((void **)&cb->buf_d[b], slab_bytes(cb)));
+        CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, slab_bytes(cb), cb->compute));
     }
     CUDA_CHECK(cudaMalloc((void **)&cb->pop_d, sizeof *cb->pop_d));
     CUDA_CHECK(cudaMallocHost((void **)&cb->pop_h, sizeof *cb->pop_h));
+}
 
-    if (cb->halo == GOL_HALO_NCCL) {
-        cb->nccl = halo_nccl_create(slab, comm);
-    } else {
-        cb->hmpi = halo_mpi_create(slab, comm);
-        cb->cuda_aware_mpi = query_cuda_aware_mpi();
-        if (!cb->cuda_aware_mpi) {
-            CUDA_CHECK(cudaMallocHost((void **)&cb->mpi_h, 4 * cb->row_bytes));
-            memset(cb->mpi_h, 0, 4 * cb->row_bytes);
-        }
-    }
+static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
+    /* Host MPI calls cannot live in a graph, so graphs are for capturable modes only. */
+    cb->use_graphs = !cfg->no_graphs && halo_capturable(cb->halo);
+    if (!halo_capturable(cb->halo) && !halo_sampled(cb->halo)) return;
+    /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture
+     * or a timed region. Both parities, twice, on the all-dead grid. */
+    for (int i = 0; i < 4; i++) enqueue_step(cb, i & 1, 0);
+    sync_stream(cb, cb->compute);
+    /* a rule with B0 makes cells out of nothing: start load from clean buffers anyway */
+    for (int b = 0; b < 2; b++)
+        CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, slab_bytes(cb), cb->compute));
+    if (cb->use_graphs) capture_graphs(cb);
+    sync_stream(cb, cb->compute);
+}
+
+static void *cuda_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
+                         MPI_Comm comm) {
+    const halo_mode *mode = halo_mode_find(halo, HALO_MEM_DEVICE);
+    if (!mode)
+        gol_die(__FILE__, __LINE__, "halo_mode_find", "golmpi", "no device halo mode of that name");
+    cuda_backend *cb = gol_xcalloc(1, sizeof *cb);
+    init_geometry(cb, slab);
+    cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
+    create_streams(cb);               /* compute, comm (higher priority), two copy streams */
+    create_events(cb);                /* fork and join, the halo sample, frame timers */
+    alloc_slabs(cb);                  /* two zeroed grid buffers and the population counter */
+    /* collective: the halo mode may connect to the neighbours (NCCL) */
+    cb->halo = halo_create(mode, slab, comm, cb->comm);
     CUDA_CHECK(cudaStreamSynchronize(cb->compute));
-
-    /* Host MPI calls cannot live in a graph, so graphs are for the NCCL halo only. */
-    cb->use_graphs = !cfg->no_graphs && cb->halo == GOL_HALO_NCCL;
-    if (cb->halo == GOL_HALO_NCCL) {
-        /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a
-         * capture or a timed region. Both parities, twice, on the all-dead grid. */
-        for (int i = 0; i < 4; i++) enqueue_step(cb, i & 1, 0);
-        sync_stream(cb, cb->compute);
-        /* a rule with B0 makes cells out of nothing: start load from clean buffers anyway */
-        for (int b = 0; b < 2; b++)
-            CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, slab_bytes, cb->compute));
-        if (cb->use_graphs) capture_graphs(cb);
-        sync_stream(cb, cb->compute);
-    }
+    warm_up_and_capture(cb, cfg); /* warm-up exchanges, then graphs where the mode allows */
     return cb;
 }
 
@@ -278,10 +234,10 @@ static void cuda_advance(void *impl, int64_t generations) {
     cuda_backend *cb = impl;
     if (generations <= 0) return;
     double t0 = MPI_Wtime();
-    /* The first generation of each call runs outside the graph with events around the NCCL
-     * part: a cheap sample of the exchange time, scaled to the call (a graph cannot be timed
+    /* The first generation of each call runs outside the graph with events around the exchange
+     * (NCCL): a cheap sample of the exchange time, scaled to the call (a graph cannot be timed
      * inside). */
-    int timed = cb->halo == GOL_HALO_NCCL && !cb->halo_off;
+    int timed = halo_sampled(cb->halo);
     for (int64_t g = 0; g < generations; g++) {
         wait_frames_on(cb, cb->cur ^ 1);
         if (cb->use_graphs && !(timed && g == 0))
@@ -289,7 +245,7 @@ static void cuda_advance(void *impl, int64_t generations) {
         else
             enqueue_step(cb, cb->cur, timed && g == 0);
         cb->cur ^= 1;
-        if (cb->nccl && (g & 1023) == 1023) halo_nccl_check(cb->nccl);
+        if ((g & 1023) == 1023) halo_poll(cb->halo);
     }
     sync_stream(cb, cb->compute);
     if (timed) {
@@ -386,7 +342,7 @@ static gol_backend_times cuda_times(const void *impl) {
     const cuda_backend *cb = impl;
     gol_backend_times t;
     t.compute_s = cb->compute_s;
-    t.halo_s = cb->hmpi ? halo_mpi_seconds(cb->hmpi) : cb->halo_s;
+    t.halo_s = halo_sampled(cb->halo) ? cb->halo_s : halo_seconds(cb->halo);
     t.frame_s = cb->frame_s;
     return t;
 }
@@ -398,9 +354,7 @@ static void cuda_destroy(void *impl) {
     CUDA_CHECK(cudaDeviceSynchronize());
     for (int p = 0; p < 2; p++)
         if (cb->graph[p]) CUDA_CHECK(cudaGraphExecDestroy(cb->graph[p]));
-    halo_nccl_destroy(cb->nccl);
-    if (cb->hmpi) halo_mpi_destroy(cb->hmpi);
-    if (cb->mpi_h) CUDA_CHECK(cudaFreeHost(cb->mpi_h));
+    halo_destroy(cb->halo);
     for (int b = 0; b < 2; b++) CUDA_CHECK(cudaFree(cb->buf_d[b]));
     for (int s = 0; s < 2; s++) {
         if (cb->stage_d[s]) CUDA_CHECK(cudaFree(cb->stage_d[s]));

@@ -74,9 +74,9 @@ int main(int argc, char **argv) {
     if (st.code != GOL_OK) return finish(st, NULL, rank);
 
     gol_backend_kind backend_kind;
-    gol_halo_kind halo_kind;
+    const char *halo_mode; /* a name from halo/halo.h's table */
     char notice[512];
-    st = status_agree(backend_select(cfg, comm, &backend_kind, &halo_kind, notice, sizeof notice), comm);
+    st = status_agree(backend_select(cfg, comm, &backend_kind, &halo_mode, notice, sizeof notice), comm);
     if (st.code != GOL_OK) return finish(st, NULL, rank);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
 
@@ -90,15 +90,14 @@ int main(int argc, char **argv) {
     st = setup_initial_state(&setup, &slab, rows_h, comm);
     if (st.code != GOL_OK) return finish(st, NULL, rank);
 
-    gol_backend *backend = backend_create(backend_kind, halo_kind, &slab, cfg, comm);
+    gol_backend *backend = backend_create(backend_kind, halo_mode, &slab, cfg, comm);
     backend_load(backend, rows_h);
     free(rows_h);
 
     gol_run_result result;
     run_generations(backend, &setup, &slab, comm, &result);
 
-    gol_report_info info = {backend_name(backend), config_halo_name(halo_kind), nranks,
-                            omp_get_max_threads()};
+    gol_report_info info = {backend_name(backend), halo_mode, nranks, omp_get_max_threads()};
     report_summary(cfg, &setup.sched, &result, &info, comm);
 
     backend_destroy(backend);

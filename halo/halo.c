@@ -1,0 +1,98 @@
+/* THE table of halo modes, and the calls that dispatch to a mode's ops. */
+#include "halo/halo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/check.h"
+
+extern const halo_ops halo_mpi_ops;        /* halo/halo_mpi.c */
+extern const halo_ops halo_mpi_staged_ops; /* halo/halo_mpi_staged.c (CUDA builds) */
+extern const halo_ops halo_nccl_ops;       /* halo/halo_nccl.c (CUDA builds) */
+extern const halo_ops halo_none_ops;       /* halo/halo_none.c */
+
+/* Device modes keep their line without CUDA, so --halo nccl is still a known name there and the
+ * backend choice can say why it cannot be had. */
+#ifdef GOLMPI_HAVE_CUDA
+#define DEVICE_OPS(ops) (&(ops))
+#else
+#define DEVICE_OPS(ops) NULL
+#endif
+
+/* One line per mode; the first line of a name that fits the memory wins. */
+static const halo_mode modes[] = {
+    {"mpi", HALO_MEM_HOST, false, &halo_mpi_ops},
+    {"mpi", HALO_MEM_DEVICE, false, DEVICE_OPS(halo_mpi_staged_ops)},
+    {"nccl", HALO_MEM_DEVICE, false, DEVICE_OPS(halo_nccl_ops)},
+    {"none", HALO_MEM_HOST | HALO_MEM_DEVICE, true, &halo_none_ops},
+};
+enum { NMODES = sizeof modes / sizeof *modes };
+
+const halo_mode *halo_mode_find(const char *name, int mem) {
+    for (int i = 0; i < NMODES; i++)
+        if (strcmp(modes[i].name, name) == 0 && (modes[i].mem & mem) && modes[i].ops)
+            return &modes[i];
+    return NULL;
+}
+
+bool halo_mode_known(const char *name) {
+    for (int i = 0; i < NMODES; i++)
+        if (strcmp(modes[i].name, name) == 0) return true;
+    return false;
+}
+
+void halo_mode_names(char *buf, size_t len, const char *sep) {
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    for (int i = 0; i < NMODES; i++) {
+        if (modes[i].hidden) continue;
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            seen = seen || strcmp(modes[j].name, modes[i].name) == 0;
+        if (seen) continue;
+        int n = snprintf(buf + used, len - used, "%s%s", used ? sep : "", modes[i].name);
+        if (n < 0 || (size_t)n >= len - used) return; /* truncated */
+        used += (size_t)n;
+    }
+}
+
+struct gol_halo {
+    const halo_mode *mode;
+    void *impl;
+};
+
+gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, MPI_Comm comm, void *stream) {
+    gol_halo *h = gol_xcalloc(1, sizeof *h);
+    h->mode = mode;
+    h->impl = mode->ops->create(slab, comm, stream);
+    return h;
+}
+
+const char *halo_name(const gol_halo *h) { return h->mode->name; }
+
+void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_t *top,
+               uint64_t *bottom) {
+    h->mode->ops->post(h->impl, first, last, top, bottom);
+}
+
+void halo_wait(gol_halo *h) { h->mode->ops->wait(h->impl); }
+double halo_seconds(const gol_halo *h) { return h->mode->ops->seconds(h->impl); }
+bool halo_capturable(const gol_halo *h) { return h->mode->ops->capturable != 0; }
+bool halo_sampled(const gol_halo *h) { return h->mode->ops->sampled != 0; }
+
+void halo_poll(gol_halo *h) {
+    if (h->mode->ops->poll) h->mode->ops->poll(h->impl);
+}
+
+bool halo_sync_stream(gol_halo *h, void *stream) {
+    if (!h->mode->ops->sync_stream) return false;
+    h->mode->ops->sync_stream(h->impl, stream);
+    return true;
+}
+
+void halo_destroy(gol_halo *h) {
+    if (!h) return;
+    h->mode->ops->destroy(h->impl);
+    free(h);
+}

@@ -1,0 +1,94 @@
+/* The one halo-exchange interface: a mode (one file in halo/ filling a halo_ops, one line in the
+ * table in halo/halo.c) copies each rank's first and last owned rows into its neighbours' halo
+ * rows, on host memory for the CPU backend or on device memory for the CUDA backend. */
+#ifndef GOLMPI_HALO_H
+#define GOLMPI_HALO_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/decomp.h"
+
+/* Which memory a mode's rows live in; a mode may work on both. */
+enum { HALO_MEM_HOST = 1, HALO_MEM_DEVICE = 2 };
+
+/* What a mode provides. impl is the mode's own state. Device modes order their work on a CUDA
+ * stream, passed as void * (a cudaStream_t) so that host users of this header need no CUDA
+ * types; host modes get NULL and ignore it. */
+typedef struct halo_ops {
+    /* Sets the exchange up for this slab over comm. Collective over comm; may block (it may
+     * connect to the neighbours). The CUDA device must already be chosen for device modes. */
+    void *(*create)(const gol_slab *slab, MPI_Comm comm, void *stream);
+    /* Starts one exchange: top <- last owned row of the rank above, bottom <- first owned row of
+     * the rank below, and the mirror sends of first and last. Rows are slab->nwords words. Past a
+     * dead boundary the halo row is not touched (the caller keeps it zero). Collective with the
+     * neighbours: every rank posts the same number of exchanges. Host modes do not block; device
+     * modes enqueue on the stream after the work already there (the edge rows) and may block the
+     * host until those rows are ready. Opens the NVTX "halo" range of the exchange, if any. */
+    void (*post)(void *impl, const uint64_t *first, const uint64_t *last, uint64_t *top,
+                 uint64_t *bottom);
+    /* Ends the exchange that post started. Host modes block until the halo rows are written;
+     * device modes return once work enqueued on the stream afterwards sees them (stream order),
+     * and may block the host meanwhile. Not collective itself, but it waits for the neighbours'
+     * posts. Closes the NVTX "halo" range. */
+    void (*wait)(void *impl);
+    /* Host seconds spent in post and wait so far. Local; never blocks. */
+    double (*seconds)(const void *impl);
+    /* Frees the mode's state. Collective over the comm given to create; may block (it flushes
+     * outstanding operations). */
+    void (*destroy)(void *impl);
+
+    /* What the CUDA backend also needs. */
+
+    /* 1 when post and wait only enqueue stream work and make no host MPI calls, so an exchange
+     * may be captured into a CUDA graph (after warm-up exchanges outside any capture). */
+    int capturable;
+    /* 1 when post only enqueues, so seconds() cannot see the exchange: the caller samples it with
+     * stream events around post and wait (one exchange per advance, scaled); seconds() is 0. */
+    int sampled;
+    /* Health poll: aborts with the library's message when an asynchronous error is pending (a
+     * dead peer, a network failure). Local and cheap; never blocks. NULL: nothing to watch. */
+    void (*poll)(void *impl);
+    /* Waits for `stream` (any stream, not only the exchange's) while polling, so a dead peer
+     * aborts the run instead of hanging it. Local; blocks until the stream is idle. NULL: nothing
+     * to watch; the caller synchronizes the stream itself. */
+    void (*sync_stream)(void *impl, void *stream);
+} halo_ops;
+
+/* One line of the table of modes in halo/halo.c. */
+typedef struct halo_mode {
+    const char *name;    /* what --halo takes */
+    int mem;             /* HALO_MEM_HOST, HALO_MEM_DEVICE, or both */
+    bool hidden;         /* accepted by --halo, but not listed in --help or messages */
+    const halo_ops *ops; /* NULL where this build lacks the mode (device modes without CUDA) */
+} halo_mode;
+
+/* The mode called name that works on mem and is built in; NULL if there is none ("auto" is not a
+ * mode: the backend resolves it). */
+const halo_mode *halo_mode_find(const char *name, int mem);
+/* Whether --halo may name it: a mode of any memory, hidden or not built in included. */
+bool halo_mode_known(const char *name);
+/* The visible mode names, each once, in table order, joined by sep ("mpi, nccl"): for --help and
+ * for the message that refuses an unknown name. Truncates to len. */
+void halo_mode_names(char *buf, size_t len, const char *sep);
+
+/* One exchange set up for one slab: the mode's ops and its state. */
+typedef struct gol_halo gol_halo;
+
+/* The calls below dispatch to the mode's ops; their contracts are stated there. */
+gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, MPI_Comm comm, void *stream);
+const char *halo_name(const gol_halo *h);
+void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_t *top,
+               uint64_t *bottom);
+void halo_wait(gol_halo *h);
+double halo_seconds(const gol_halo *h);
+bool halo_capturable(const gol_halo *h);
+bool halo_sampled(const gol_halo *h);
+void halo_poll(gol_halo *h); /* nothing when the mode has no poll */
+/* false, without waiting, when the mode has no sync_stream: then the caller synchronizes. */
+bool halo_sync_stream(gol_halo *h, void *stream);
+void halo_destroy(gol_halo *h); /* NULL: nothing */
+
+#endif

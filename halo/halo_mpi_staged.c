@@ -1,0 +1,111 @@
+/* Halo mode "mpi" on device memory: the host MPI mode (halo/halo_mpi.c) for the GPU. The edge rows
+ * go through pinned host buffers, or, when MPIX_Query_cuda_support() says MPI is CUDA-aware, MPI
+ * reads and writes the device rows directly. Host MPI calls cannot live in a CUDA graph. */
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/check.h"
+#include "halo/halo.h"
+
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> /* Open MPI: MPIX_Query_cuda_support */
+#endif
+#endif
+
+typedef struct halo_mpi_staged {
+    gol_halo *host; /* the host MPI mode does the messages */
+    int up, down;
+    int64_t nwords;
+    size_t row_bytes;
+    cudaStream_t stream;
+    int cuda_aware;
+    uint64_t *mpi_h; /* pinned: send first, send last, recv top, recv bottom (staged only) */
+    uint64_t *top_d, *bottom_d; /* the posted exchange's halo rows, for wait */
+} halo_mpi_staged;
+
+static int query_cuda_aware_mpi(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+    return MPIX_Query_cuda_support() ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+static void *staged_create(const gol_slab *slab, MPI_Comm comm, void *stream) {
+    halo_mpi_staged *h = gol_xcalloc(1, sizeof *h);
+    h->host = halo_create(halo_mode_find("mpi", HALO_MEM_HOST), slab, comm, NULL);
+    h->up = slab->up;
+    h->down = slab->down;
+    h->nwords = slab->nwords;
+    h->row_bytes = (size_t)slab->nwords * sizeof(uint64_t);
+    h->stream = (cudaStream_t)stream;
+    h->cuda_aware = query_cuda_aware_mpi();
+    if (!h->cuda_aware) {
+        CUDA_CHECK(cudaMallocHost((void **)&h->mpi_h, 4 * h->row_bytes));
+        memset(h->mpi_h, 0, 4 * h->row_bytes);
+    }
+    return h;
+}
+
+/* Runs the MPI part on the host, so it first waits for the edge rows on the stream. */
+static void staged_post(void *impl, const uint64_t *first, const uint64_t *last, uint64_t *top,
+                        uint64_t *bottom) {
+    halo_mpi_staged *h = impl;
+    h->top_d = top;
+    h->bottom_d = bottom;
+    if (h->cuda_aware) {
+        CUDA_CHECK(cudaStreamSynchronize(h->stream)); /* edge rows written */
+        halo_post(h->host, first, last, top, bottom);
+        return;
+    }
+    int64_t nw = h->nwords;
+    uint64_t *send_first = h->mpi_h, *send_last = h->mpi_h + nw;
+    uint64_t *recv_top = h->mpi_h + 2 * nw, *recv_bottom = h->mpi_h + 3 * nw;
+    CUDA_CHECK(cudaMemcpyAsync(send_first, first, h->row_bytes, cudaMemcpyDeviceToHost, h->stream));
+    CUDA_CHECK(cudaMemcpyAsync(send_last, last, h->row_bytes, cudaMemcpyDeviceToHost, h->stream));
+    CUDA_CHECK(cudaStreamSynchronize(h->stream));
+    halo_post(h->host, send_first, send_last, recv_top, recv_bottom);
+}
+
+static void staged_wait(void *impl) {
+    halo_mpi_staged *h = impl;
+    halo_wait(h->host);
+    if (h->cuda_aware) return;
+    int64_t nw = h->nwords;
+    uint64_t *recv_top = h->mpi_h + 2 * nw, *recv_bottom = h->mpi_h + 3 * nw;
+    /* past a dead boundary the halo row stays zero on the device: copy nothing there */
+    if (h->up >= 0)
+        CUDA_CHECK(
+            cudaMemcpyAsync(h->top_d, recv_top, h->row_bytes, cudaMemcpyHostToDevice, h->stream));
+    if (h->down >= 0)
+        CUDA_CHECK(cudaMemcpyAsync(h->bottom_d, recv_bottom, h->row_bytes, cudaMemcpyHostToDevice,
+                                   h->stream));
+}
+
+static double staged_seconds(const void *impl) {
+    return halo_seconds(((const halo_mpi_staged *)impl)->host);
+}
+
+static void staged_destroy(void *impl) {
+    halo_mpi_staged *h = impl;
+    if (!h) return;
+    halo_destroy(h->host);
+    if (h->mpi_h) CUDA_CHECK(cudaFreeHost(h->mpi_h));
+    free(h);
+}
+
+/* Host MPI calls: not capturable; the host time of the MPI part is the exchange time, as on the
+ * CPU (the copies to and from the pinned rows are not counted). */
+const halo_ops halo_mpi_staged_ops = {
+    .create = staged_create,
+    .post = staged_post,
+    .wait = staged_wait,
+    .seconds = staged_seconds,
+    .destroy = staged_destroy,
+    .capturable = 0,
+    .sampled = 0,
+    .poll = NULL,
+    .sync_stream = NULL,
+};
