@@ -41,6 +41,17 @@ void launch_unpack_u8(const uint64_t *src_d, uint8_t *dst_d, int64_t rows, int64
 void launch_popcount(const uint64_t *src_d, int64_t words, unsigned long long *count_d,
                      cudaStream_t s);
 
+/* Host emulation, for tests on machines without a GPU; the program never calls these. Each runs
+ * the launcher's kernel thread bodies over the launcher's grid and block (the same geometry
+ * function, the same template instantiation), one (block, thread) at a time, barrier phases in
+ * order, on host pointers, and leaves untouched whatever the kernel leaves untouched. */
+void emulate_life_edges(gol_cuda_grid g, const uint64_t *src, uint64_t *dst);
+void emulate_life_rows(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t row_begin,
+                       int64_t row_end);
+void emulate_unpack_u8(const uint64_t *src, uint8_t *dst, int64_t rows, int64_t nwords,
+                       int64_t width);
+void emulate_popcount(const uint64_t *src, int64_t words, unsigned long long *count);
+
 #ifdef __cplusplus
 }
 #endif
