@@ -12,6 +12,7 @@
 
 #include "kernels/backend.h"
 #include "core/check.h"
+#include "core/decomp.h"
 #include "core/rule.h"
 
 typedef struct test_case {
@@ -40,25 +41,6 @@ static uint64_t mix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-static gol_slab make_slab(const test_case *tc, int rank, int nranks) {
-    gol_slab s;
-    memset(&s, 0, sizeof s);
-    int64_t base = tc->height / nranks, extra = tc->height % nranks;
-    s.width = tc->width;
-    s.height = tc->height;
-    s.rows = base + (rank < extra);
-    s.row0 = rank * base + (rank < extra ? rank : extra);
-    s.nwords = (tc->width + 63) / 64;
-    s.rank = rank;
-    s.nranks = nranks;
-    int torus = tc->boundary == GOL_BOUNDARY_TORUS;
-    s.up = rank > 0 ? rank - 1 : (torus ? nranks - 1 : -1);
-    s.down = rank < nranks - 1 ? rank + 1 : (torus ? 0 : -1);
-    s.boundary = tc->boundary;
-    s.rule = tc->rule;
-    return s;
-}
-
 static gol_config make_config(const test_case *tc, int backend) {
     gol_config c;
     memset(&c, 0, sizeof c);
@@ -78,6 +60,18 @@ static gol_config make_config(const test_case *tc, int backend) {
     c.quiet = true;
     c.no_graphs = tc->no_graphs;
     return c;
+}
+
+/* The slab the program gives this rank: the real decomposition (core/decomp.c) of the case. */
+static gol_slab make_slab(const test_case *tc, int rank, int nranks) {
+    gol_config cfg = make_config(tc, 0);
+    gol_slab s;
+    gol_status st = decomp_make(&cfg, rank, nranks, &s);
+    if (st.code != GOL_OK) {
+        fprintf(stderr, "rank %d: decomp_make: %s\n", rank, st.msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return s;
 }
 
 /* About 40% live, from the global cell coordinates, so the grid does not depend on the ranks. */
