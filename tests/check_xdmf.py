@@ -9,6 +9,9 @@ With --vtk (a Python that has the vtk package; h5py is not needed) it reads the 
 test_io_roundtrip left in DIR through VTK's XDMF reader, the one ParaView uses, and compares every
 cell of every time step with the known pattern.
 
+Exits 1 when something is wrong or nothing was checked, and 77 (ctest: skipped) when this Python
+lacks a module the mode needs (numpy and h5py, or numpy and vtk).
+
 usage: check_xdmf.py DIR|FILE.xmf
        check_xdmf.py --vtk DIR"""
 import glob
@@ -16,14 +19,23 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-import numpy as np
-
+# Without the modules a mode needs, it exits 77: ctest reports it skipped, never absent.
+try:
+    import numpy as np
+except Exception as e:
+    np, no_numpy = None, e
 try:
     import h5py
-except Exception:  # only --vtk runs without it (a vtk venv may carry an incompatible numpy)
-    h5py = None
+except Exception as e:  # only --vtk runs without it (a vtk venv may carry an incompatible numpy)
+    h5py, no_h5py = None, e
 
+SKIP = 77
 failures = []
+
+
+def skip(why):
+    print("SKIP: %s %s" % (sys.executable, why))
+    sys.exit(SKIP)
 
 
 def expect(cond, msg):
@@ -142,17 +154,29 @@ def check_vtk(d):
 
 
 def main():
+    if np is None:
+        skip("cannot import numpy (%s)" % no_numpy)
     if sys.argv[1] == "--vtk":
+        try:
+            import vtk  # noqa: F401
+        except Exception as e:
+            skip("cannot import vtk (%s)" % e)
         n = check_vtk(sys.argv[2])
+        # a folder without runs must not pass: nothing was shown to be right
+        expect(n > 0, "no time step checked in %s (no <base>.manifest.json runs there?)"
+               % sys.argv[2])
         if failures:
             print("check_xdmf --vtk: %d failures" % len(failures))
             return 1
         print("check_xdmf --vtk: %d time steps ok" % n)
         return 0
+    if h5py is None:
+        skip("cannot import h5py (%s)" % no_h5py)
     arg = sys.argv[1]
     xmfs = [arg] if arg.endswith(".xmf") else sorted(glob.glob(os.path.join(arg, "*.xmf")))
     expect(len(xmfs) > 0, "no .xmf in %s" % arg)
     n = sum(check_xmf(x) for x in xmfs)
+    expect(not xmfs or n > 0, "no frame checked in %s" % arg)
     if failures:
         print("check_xdmf: %d failures" % len(failures))
         return 1
