@@ -4,19 +4,25 @@
 #
 # Inside an allocation or as a batch job (srun: the rank is %q{SLURM_PROCID}):
 #   sbatch jobs/nsys_profile.sh [extra golmpi options]
-#   salloc -N1 --ntasks-per-node=4 --gpus-per-task=1 -c 8   then   jobs/nsys_profile.sh
+#   salloc -N1 --exclusive --ntasks-per-node=4 --gpus-per-node=4 -c 8   then   jobs/nsys_profile.sh
 # Without Slurm, or with GOLMPI_LAUNCHER=mpirun (the rank is %q{OMPI_COMM_WORLD_RANK}):
 #   GOLMPI_RANKS=2 jobs/nsys_profile.sh --steps 200
 #
 # #SBATCH lines cannot expand variables: override them with sbatch flags (-A, -p, -t, -N, -n, -c,
-# --gpus-per-task) or SBATCH_ACCOUNT / SBATCH_PARTITION / SBATCH_TIMELIMIT, or jobs/submit.sh.
+# --gpus-per-node) or SBATCH_ACCOUNT / SBATCH_PARTITION / SBATCH_TIMELIMIT, or jobs/submit.sh.
 #SBATCH --job-name=golmpi-nsys
 #SBATCH --nodes=1
+#SBATCH --exclusive
 #SBATCH --ntasks-per-node=4
-#SBATCH --gpus-per-task=1
+#SBATCH --gpus-per-node=4
+#SBATCH --gpu-bind=none
 #SBATCH --cpus-per-task=8
 #SBATCH --time=00:20:00
 #SBATCH --output=golmpi-nsys-%j.out
+
+# ---- site setup: put your site's module load lines here ------------------------------------
+# module load cuda/12.4 nccl openmpi hdf5-parallel
+# --------------------------------------------------------------------------------------------
 
 set -euo pipefail
 
@@ -44,6 +50,7 @@ show_cmd() {
 : "${GOLMPI_RANKS:=4}"                 # ranks for mpirun outside Slurm
 : "${GOLMPI_SRUN_MPI:=pmix}"
 : "${GOLMPI_CPU_BIND:=cores}"
+: "${GOLMPI_GPU_BIND:=none}"           # srun --gpu-bind: none keeps NCCL's P2P (jobs/README.md)
 : "${GOLMPI_MPIRUN_FLAGS:=}"
 : "${GOLMPI_DRY_RUN:=0}"
 : "${GOLMPI_NSYS:=nsys}"               # the nsys executable
@@ -65,7 +72,11 @@ srun)
     rank_var=SLURM_PROCID
     launcher=(srun "--mpi=$GOLMPI_SRUN_MPI" "--cpu-bind=$GOLMPI_CPU_BIND")
     [[ -n "${SLURM_CPUS_PER_TASK:-}" ]] && launcher+=("--cpus-per-task=$SLURM_CPUS_PER_TASK")
-    [[ -n "${SLURM_GPUS_PER_TASK:-}" ]] && launcher+=("--gpus-per-task=$SLURM_GPUS_PER_TASK")
+    # Every rank sees every GPU of its node and picks node-local rank % GPUs (kernels/device.c),
+    # so NCCL keeps P2P/NVLink; per-task GPU binding would hide the peers (jobs/README.md).
+    if [[ -n "${SLURM_GPUS_PER_NODE:-}" && "${SLURM_GPUS_PER_NODE##*:}" != 0 ]]; then
+        launcher+=("--gpus-per-node=$SLURM_GPUS_PER_NODE" "--gpu-bind=$GOLMPI_GPU_BIND")
+    fi
     ;;
 mpirun)
     # Open MPI sets OMPI_COMM_WORLD_RANK in each rank's environment before nsys starts.

@@ -7,7 +7,7 @@
 #   GOLMPI_NODES=4 GOLMPI_SBATCH_FLAGS="--wait --qos=high" jobs/submit.sh jobs/slurm_multinode.sbatch
 #
 # GOLMPI_ACCOUNT (-A), GOLMPI_PARTITION (-p), GOLMPI_TIME (-t), GOLMPI_NODES (-N),
-# GOLMPI_NTASKS_PER_NODE, GOLMPI_CPUS_PER_TASK (-c), GOLMPI_GPUS_PER_TASK, GOLMPI_SBATCH_FLAGS.
+# GOLMPI_NTASKS_PER_NODE, GOLMPI_CPUS_PER_TASK (-c), GOLMPI_GPUS_PER_NODE, GOLMPI_SBATCH_FLAGS.
 # The GOLMPI_* settings of the scripts (GOLMPI_SIZE, ...) reach the job through sbatch's
 # default --export=ALL.
 set -euo pipefail
@@ -33,6 +33,8 @@ flags=()
 [[ -n "${GOLMPI_NODES:-}" ]] && flags+=(-N "$GOLMPI_NODES")
 [[ -n "${GOLMPI_NTASKS_PER_NODE:-}" ]] && flags+=("--ntasks-per-node=$GOLMPI_NTASKS_PER_NODE")
 [[ -n "${GOLMPI_CPUS_PER_TASK:-}" ]] && flags+=(-c "$GOLMPI_CPUS_PER_TASK")
+[[ -n "${GOLMPI_GPUS_PER_NODE:-}" ]] && flags+=("--gpus-per-node=$GOLMPI_GPUS_PER_NODE")
+# kept for old habits; per-task GPUs cost NCCL its P2P path (jobs/README.md, "GPU binding")
 [[ -n "${GOLMPI_GPUS_PER_TASK:-}" ]] && flags+=("--gpus-per-task=$GOLMPI_GPUS_PER_TASK")
 flags+=(${GOLMPI_SBATCH_FLAGS:-})
 cmd=(sbatch "${flags[@]}" "$script" "$@")

@@ -45,9 +45,10 @@ cat "$TMP/nsys_srun.log" "$TMP/nsys_mpirun.log"
 
 # the sbatch scripts under srun, as they would run in a job
 for s in slurm_node_4gpu slurm_multinode; do
-    GOLMPI_DRY_RUN=1 SLURM_CPUS_PER_TASK=8 SLURM_GPUS_PER_TASK=1 \
+    GOLMPI_DRY_RUN=1 SLURM_CPUS_PER_TASK=8 SLURM_GPUS_PER_NODE=4 \
         bash "$SRC/jobs/$s.sbatch" --rule B36/S23 >"$TMP/$s.log" 2>&1 || fail "$s.sbatch dry run"
-    expect "+ srun --mpi=pmix --cpu-bind=cores --cpus-per-task=8 --gpus-per-task=1 " "$TMP/$s.log"
+    # every rank sees the node's GPUs, so NCCL keeps P2P (jobs/README.md, "GPU binding")
+    expect "+ srun --mpi=pmix --cpu-bind=cores --cpus-per-task=8 --gpus-per-node=4 --gpu-bind=none " "$TMP/$s.log"
     expect "--backend cuda" "$TMP/$s.log"
     expect "--rule B36/S23" "$TMP/$s.log"
 done
