@@ -67,6 +67,24 @@ if(GOLMPI_JOBS_PYTHON)
   set_tests_properties(jobs_run_local PROPERTIES PROCESSORS 2 TIMEOUT 300
     ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
 
+  # The scaling study at a tiny size on 1 and 2 ranks: the CSV (jobs_scaling), then the plot
+  # drawn from that CSV (jobs_scaling_plot; 77, skip, when python3 lacks matplotlib).
+  set(golmpi_scaling_env "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR}")
+  golmpi_python_with(GOLMPI_PLOT_PYTHON "matplotlib")
+  add_test(NAME jobs_scaling
+    COMMAND bash ${GOLMPI_TEST_DIR}/test_scaling.sh csv ${CMAKE_CURRENT_BINARY_DIR}/jobs_scaling)
+  set_tests_properties(jobs_scaling PROPERTIES PROCESSORS 2 TIMEOUT 300
+    FIXTURES_SETUP golmpi_scaling_csv
+    ENVIRONMENT "${golmpi_scaling_env};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
+  if(NOT GOLMPI_PLOT_PYTHON)
+    set(GOLMPI_PLOT_PYTHON ${GOLMPI_JOBS_PYTHON})
+  endif()
+  add_test(NAME jobs_scaling_plot
+    COMMAND bash ${GOLMPI_TEST_DIR}/test_scaling.sh plot ${CMAKE_CURRENT_BINARY_DIR}/jobs_scaling)
+  set_tests_properties(jobs_scaling_plot PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+    FIXTURES_REQUIRED golmpi_scaling_csv
+    ENVIRONMENT "${golmpi_scaling_env};GOLMPI_PYTHON=${GOLMPI_PLOT_PYTHON}")
+
   # A real one-node Slurm (munge, slurmctld, slurmd) started by the test, jobs submitted with
   # sbatch --wait. 77 (skip) only when slurm-wlm or munge are missing and cannot be installed.
   add_test(NAME jobs_slurm COMMAND bash ${GOLMPI_TEST_DIR}/test_slurm.sh)

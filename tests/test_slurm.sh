@@ -212,13 +212,32 @@ else
     submit cpu mpirun "$J/slurm_cpu.sbatch" -N 1 -n 1 --ntasks-per-node=1 -c "$CPUS"
 fi
 # The multi-node script in CPU mode: 2 ranks (here on the one node), no GPUs asked for.
-submit multi-mpirun mpirun "$J/slurm_multinode.sbatch" -N 1 --ntasks-per-node=2 -c 1 --gpus-per-task=0
+submit multi-mpirun mpirun "$J/slurm_multinode.sbatch" -N 1 --ntasks-per-node=2 -c 1 --gpus-per-node=0
 if [[ -n "$SRUN_MPI" ]]; then
-    submit multi-srun srun "$J/slurm_multinode.sbatch" -N 1 --ntasks-per-node=2 -c 1 --gpus-per-task=0
+    submit multi-srun srun "$J/slurm_multinode.sbatch" -N 1 --ntasks-per-node=2 -c 1 --gpus-per-node=0
 fi
 # The CPU script, 2 ranks: the same seed gives the same frames whatever the rank count.
 submit cpu2 mpirun "$J/slurm_cpu.sbatch" -N 1 -n 2 -c 1
 
 "$PY" "$HERE/slurm/check_output.py" "$TMP/out-cpu/life.h5" --same-as "$TMP/out-multi-mpirun/life.h5" \
     --same-as "$TMP/out-cpu2/life.h5" || die "runs with 1 and 2 ranks differ"
+
+# The scaling study as a batch job: 1 and 2 ranks started inside the allocation (srun when a
+# plugin works, else mpirun); the script itself checks that golmpi ran on the ranks it asked for.
+SCALING_LAUNCHER=mpirun
+[[ -n "$SRUN_MPI" ]] && SCALING_LAUNCHER=srun
+say "job scaling: sbatch --wait scaling.sbatch ($SCALING_LAUNCHER)"
+rc=0
+env GOLMPI_OUTDIR="$TMP/out-scaling" GOLMPI_LAUNCHER=$SCALING_LAUNCHER GOLMPI_SRUN_MPI="${SRUN_MPI:-pmix}" \
+    GOLMPI_STRONG_SIZE=256 GOLMPI_STRONG_STEPS=10 GOLMPI_WEAK_SIZE=128 GOLMPI_WEAK_STEPS=10 \
+    GOLMPI_SCALING_REPEAT=1 GOLMPI_PYTHON="$PY" \
+    sbatch --wait --job-name=golmpi-scaling -o "$TMP/job-scaling.out" -t 5 -N 1 --ntasks-per-node=2 \
+    -c 1 --gpus-per-node=0 "$J/scaling.sbatch" >"$TMP/sbatch-scaling.out.log" 2>&1 || rc=$?
+cat "$TMP/sbatch-scaling.out.log"
+sed "s/^/    [scaling] /" "$TMP/job-scaling.out" 2>/dev/null
+[[ $rc == 0 ]] || die "job scaling: sbatch --wait exited with $rc"
+grep -q "^+ $SCALING_LAUNCHER .*-n 2 " "$TMP/job-scaling.out" || die "job scaling: no 2-rank $SCALING_LAUNCHER command"
+rows=$(grep -cE '^(strong|weak),[12],' "$TMP/out-scaling/scaling.csv")
+[[ $rows == 4 ]] || die "job scaling: $rows rows in scaling.csv, expected 4"
+NJOBS=$((NJOBS + 1))
 say "PASS: $NJOBS jobs ran through sbatch --wait and wrote valid output"
