@@ -92,19 +92,32 @@ if(GOLMPI_JOBS_PYTHON)
     ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
 endif()
 
-# cmake --install into a temporary prefix: golmpi, golmpi-render and the job scripts, executable.
+# cmake --install into a temporary prefix: golmpi, golmpi-render and the job scripts, executable;
+# the README, LICENSE, example patterns and Python tools beside them.
 set(golmpi_install_check [=[
 set -e
 prefix=$(mktemp -d /tmp/golmpi-install.XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 "$1" --install "$2" --prefix "$prefix" >/dev/null
-want="bin/golmpi share/golmpi/jobs/README.md"
+want="bin/golmpi share/golmpi/jobs/README.md share/doc/golmpi/README.md share/doc/golmpi/LICENSE"
 [ "$3" = 1 ] && want="$want bin/golmpi-render"
-for s in slurm_node_4gpu.sbatch slurm_multinode.sbatch slurm_cpu.sbatch nsys_profile.sh run_local.sh submit.sh; do
+for s in slurm_node_4gpu.sbatch slurm_multinode.sbatch slurm_cpu.sbatch nsys_profile.sh run_local.sh \
+         scaling.sbatch scaling_local.sh submit.sh; do
   want="$want share/golmpi/jobs/$s"
   [ -x "$prefix/share/golmpi/jobs/$s" ] || { echo "FAIL: $s not installed executable"; exit 1; }
 done
+for s in frame_to_rle.py plot_scaling.py; do
+  want="$want share/golmpi/bench/$s"
+  [ -x "$prefix/share/golmpi/bench/$s" ] || { echo "FAIL: $s not installed executable"; exit 1; }
+done
+for p in gosper.rle glider.rle glider.cells; do want="$want share/golmpi/patterns/$p"; done
 for f in $want; do [ -f "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }; done
+# the bad-input fixtures of the tests are not examples
+[ ! -e "$prefix/share/golmpi/patterns/malformed.rle" ] || { echo "FAIL: malformed.rle installed"; exit 1; }
+cmp -s "$prefix/share/doc/golmpi/LICENSE" "$4/LICENSE" || { echo "FAIL: LICENSE differs"; exit 1; }
+# the installed patterns run with the installed golmpi
+"$prefix/bin/golmpi" --pattern "$prefix/share/golmpi/patterns/gosper.rle" --size 64 --boundary dead \
+  --steps 30 --no-output --quiet || { echo "FAIL: installed golmpi on the installed gosper.rle"; exit 1; }
 "$prefix/bin/golmpi" --help >/dev/null || { echo "FAIL: installed golmpi --help"; exit 1; }
 [ "$3" = 1 ] && { "$prefix/bin/golmpi-render" --help >/dev/null || { echo "FAIL: installed golmpi-render --help"; exit 1; }; }
 (cd "$prefix" && find . -type f | sort)
@@ -116,5 +129,6 @@ else()
   set(golmpi_have_render 0)
 endif()
 add_test(NAME jobs_install
-  COMMAND bash -c "${golmpi_install_check}" install-check ${CMAKE_COMMAND} ${PROJECT_BINARY_DIR} ${golmpi_have_render})
+  COMMAND bash -c "${golmpi_install_check}" install-check ${CMAKE_COMMAND} ${PROJECT_BINARY_DIR} ${golmpi_have_render}
+          ${PROJECT_SOURCE_DIR})
 set_tests_properties(jobs_install PROPERTIES TIMEOUT 120)
