@@ -27,15 +27,18 @@ static gol_status parse_digits(const char *rule_text, const char *s, size_t n, u
 }
 
 /* Names that Golly and LifeWiki use for well-known Life-like rules; RLE headers carry them too. */
-static const struct {
-    const char *name, *rule;
-} named_rules[] = {
+static const gol_named_rule named_rules[] = {
     {"Life", "B3/S23"},           {"Conway", "B3/S23"},        {"HighLife", "B36/S23"},
     {"Seeds", "B2/S"},            {"DayAndNight", "B3678/S34678"},
     {"Day & Night", "B3678/S34678"}, {"LifeWithoutDeath", "B3/S012345678"},
     {"Maze", "B3/S12345"},        {"Replicator", "B1357/S1357"}, {"2x2", "B36/S125"},
     {"Diamoeba", "B35678/S5678"}, {"Morley", "B368/S245"},     {"Anneal", "B4678/S35678"},
 };
+
+const gol_named_rule *rule_names(size_t *n) {
+    *n = sizeof named_rules / sizeof *named_rules;
+    return named_rules;
+}
 
 gol_status rule_parse(const char *text, gol_rule *rule, char *out, size_t out_len) {
     if (!text || !*text)

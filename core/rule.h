@@ -12,4 +12,11 @@
 gol_status rule_parse(const char *text, gol_rule *rule, char *out, size_t out_len);
 void rule_format(gol_rule rule, char *out, size_t out_len);
 
+/* The names rule_parse accepts (in any case), each with its B/S text; *n gets their count. For
+ * --help and its tests, so the list lives in one place. */
+typedef struct gol_named_rule {
+    const char *name, *rule;
+} gol_named_rule;
+const gol_named_rule *rule_names(size_t *n);
+
 #endif

@@ -1,12 +1,15 @@
-/* The command line: getopt_long into a gol_config, every number checked with its endptr, then the
- * options cross-checked. Every rank parses the same argv and so reaches the same verdict; the
- * messages are returned, never printed, so rank 0 alone shows them. */
+/* The command line: one table of options. getopt_long's table, --help and the defaults all come
+ * from it, and README.md's table is checked against it (tests/test_options_readme.c). Every number
+ * is checked with its endptr, then the options are cross-checked. Every rank parses the same argv
+ * and so reaches the same verdict; the messages are returned, never printed, so rank 0 alone shows
+ * them. */
 #include <errno.h>
 #include <getopt.h>
 #include <hdf5.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,216 +20,243 @@
 #define GOLMPI_VERSION "0.1.0"
 #endif
 
-#define DEFAULT_SIZE 4096
 #define MAX_SIDE INT64_C(2147483647)
 #define MAX_CELLS (INT64_C(1) << 50)
 
-static const char help_text[] =
-    "usage: golmpi [options]\n"
-    "       mpirun -n P golmpi [options]    (one rank per GPU, or per CPU socket)\n"
-    "\n"
-    "Conway's Game of Life, or any Life-like rule, on one large grid split into row slabs over\n"
-    "MPI ranks, with frames written in chunks through parallel HDF5.\n"
-    "\n"
-    "Grid:\n"
-    "  --size N              square N x N grid                        (default 4096)\n"
-    "  --width W --height H  a W x H grid; not together with --size    (default 4096 x 4096)\n"
-    "  --rule Bx/Sy          Life-like rule: B3/S23, S23/B3 or 23/3    (default B3/S23)\n"
-    "  --boundary KIND       torus | dead                              (default torus)\n"
-    "\n"
-    "Initial state:\n"
-    "  --seed S              seed of the random start                  (default 1)\n"
-    "  --density P           chance that a cell starts alive, 0..1     (default 0.5)\n"
-    "  --pattern FILE        start from an RLE or .cells file instead  (default: random)\n"
-    "                        its header may set the size, rule and boundary unless given\n"
-    "  --at X,Y              top-left cell of the pattern              (default: centred)\n"
-    "  --restart FILE        continue from the last frame of a golmpi output file\n"
-    "\n"
-    "Run:\n"
-    "  --steps G             generations to advance                    (default 1000)\n"
-    "  --backend KIND        auto | cpu | cuda                         (default auto)\n"
-    "  --halo KIND           auto | mpi | nccl                         (default auto)\n"
-    "  --no-graphs           CUDA: launch per generation, no CUDA graph replay\n"
-    "\n"
-    "Output:\n"
-    "  --output PATH.h5      index file; chunks are PATH_<g0>-<g1>.h5  (default life.h5)\n"
-    "  --save-every K        a frame every K generations, plus the first and the last\n"
-    "                                                                  (default 250)\n"
-    "  --chunk F             frames per chunk file                     (default 2)\n"
-    "  --frame-format FMT    u8 (one byte per cell) | packed (1 bit, LSB first)\n"
-    "                                                                  (default u8)\n"
-    "  --no-output           write no frames (--stats still works)\n"
-    "  --force               replace existing output files of the same names\n"
-    "  --stats FILE.json     write the run's figures as JSON\n"
-    "  --quiet               no progress line and no summary\n"
-    "\n"
-    "  -h, --help            this text\n"
-    "  -V, --version         version and build information\n"
-    "\n"
-    "Examples:\n"
-    "  mpirun -n 4 golmpi --size 16384\n"
-    "  golmpi --pattern gosper.rle --size 512 --boundary dead --steps 300 --save-every 30 \\\n"
-    "         --output runs/gun.h5\n"
-    "\n"
-    "Exit codes: 0 success, 2 bad input (command line, files, sizes, rank counts),\n"
-    "3 --backend cuda without a usable GPU; library failures abort with a message.\n";
+#define MAX_OPTIONS 64
 
-enum {
-    OPT_SIZE = 256,
-    OPT_WIDTH,
-    OPT_HEIGHT,
-    OPT_STEPS,
-    OPT_SAVE_EVERY,
-    OPT_CHUNK,
-    OPT_OUTPUT,
-    OPT_NO_OUTPUT,
-    OPT_FORCE,
-    OPT_SEED,
-    OPT_DENSITY,
-    OPT_PATTERN,
-    OPT_AT,
-    OPT_RULE,
-    OPT_BOUNDARY,
-    OPT_BACKEND,
-    OPT_HALO,
-    OPT_FRAME_FORMAT,
-    OPT_RESTART,
-    OPT_STATS,
-    OPT_NO_GRAPHS,
+struct option_context {
+    gol_config *cfg;
+    const char **out_text;  /* where --help and --version leave their text; may be NULL */
+    bool seen[MAX_OPTIONS]; /* by row: which options argv gave */
 };
 
-static const struct option long_options[] = {
-    {"size", required_argument, NULL, OPT_SIZE},
-    {"width", required_argument, NULL, OPT_WIDTH},
-    {"height", required_argument, NULL, OPT_HEIGHT},
-    {"steps", required_argument, NULL, OPT_STEPS},
-    {"save-every", required_argument, NULL, OPT_SAVE_EVERY},
-    {"chunk", required_argument, NULL, OPT_CHUNK},
-    {"output", required_argument, NULL, OPT_OUTPUT},
-    {"no-output", no_argument, NULL, OPT_NO_OUTPUT},
-    {"force", no_argument, NULL, OPT_FORCE},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"density", required_argument, NULL, OPT_DENSITY},
-    {"pattern", required_argument, NULL, OPT_PATTERN},
-    {"at", required_argument, NULL, OPT_AT},
-    {"rule", required_argument, NULL, OPT_RULE},
-    {"boundary", required_argument, NULL, OPT_BOUNDARY},
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"halo", required_argument, NULL, OPT_HALO},
-    {"frame-format", required_argument, NULL, OPT_FRAME_FORMAT},
-    {"restart", required_argument, NULL, OPT_RESTART},
-    {"stats", required_argument, NULL, OPT_STATS},
-    {"no-graphs", no_argument, NULL, OPT_NO_GRAPHS},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+typedef gol_status option_apply(const gol_option *opt, const char *arg, option_context *ctx);
+static option_apply apply_int64, apply_size, apply_flag, apply_path, apply_output, apply_seed,
+    apply_density, apply_at, apply_rule, apply_boundary, apply_backend, apply_halo,
+    apply_frame_format, apply_help, apply_version;
+static const char *rule_names_help(void);
+
+#define FIELD(f) .field = offsetof(gol_config, f)
+
+/* Every option once, in --help's order. A default that is not prose is applied like a value
+ * from argv, so --help, README.md and the config cannot disagree. */
+// clang-format off
+/* (one option to a row or two reads better than clang-format's one field to a line) */
+static const gol_option table[] = {
+    {.name = "size", .metavar = "N", .default_text = "4096", .group = "Grid",
+     .help = "square N x N grid",
+     .apply = apply_size, FIELD(width), .lo = 1, .hi = MAX_SIDE,
+     .range_text = "a side of 1 to 2147483647 cells"},
+    {.name = "width", .metavar = "W", .default_text = "4096", .group = "Grid",
+     .help = "width of a W x H grid; not with --size",
+     .apply = apply_int64, FIELD(width), .lo = 1, .hi = MAX_SIDE,
+     .range_text = "1 to 2147483647 cells"},
+    {.name = "height", .metavar = "H", .default_text = "4096", .group = "Grid",
+     .help = "height of a W x H grid; with --width",
+     .apply = apply_int64, FIELD(height), .lo = 1, .hi = MAX_SIDE,
+     .range_text = "1 to 2147483647 cells"},
+    {.name = "rule", .metavar = "Bx/Sy", .default_text = "B3/S23", .group = "Grid",
+     .help = "Life-like rule: B3/S23, S23/B3 or 23/3", .help_more = rule_names_help,
+     .apply = apply_rule},
+    {.name = "boundary", .metavar = "KIND", .default_text = "torus", .group = "Grid",
+     .help = "torus | dead",
+     .apply = apply_boundary},
+
+    {.name = "seed", .metavar = "S", .default_text = "1", .group = "Initial state",
+     .help = "seed of the random start",
+     .apply = apply_seed},
+    {.name = "density", .metavar = "P", .default_text = "0.5", .group = "Initial state",
+     .help = "chance that a cell starts alive, 0..1",
+     .apply = apply_density},
+    {.name = "pattern", .metavar = "FILE", .default_text = "random", .default_is_prose = true,
+     .group = "Initial state",
+     .help = "start from an RLE or .cells file instead\n"
+             "its header may set the size, rule and boundary unless given",
+     .apply = apply_path, FIELD(pattern)},
+    {.name = "at", .metavar = "X,Y", .default_text = "centred", .default_is_prose = true,
+     .group = "Initial state",
+     .help = "top-left cell of the pattern",
+     .apply = apply_at},
+    {.name = "restart", .metavar = "FILE", .group = "Initial state",
+     .help = "continue from the last frame of a golmpi output file",
+     .apply = apply_path, FIELD(restart)},
+
+    {.name = "steps", .metavar = "G", .default_text = "1000", .group = "Run",
+     .help = "generations to advance",
+     .apply = apply_int64, FIELD(steps), .lo = 0, .hi = INT64_MAX / 2,
+     .range_text = "a count of generations >= 0"},
+    {.name = "backend", .metavar = "KIND", .default_text = "auto", .group = "Run",
+     .help = "auto | cpu | cuda",
+     .apply = apply_backend},
+    {.name = "halo", .metavar = "KIND", .default_text = "auto", .group = "Run",
+     .help = "auto | mpi | nccl",
+     .apply = apply_halo},
+    {.name = "no-graphs", .group = "Run",
+     .help = "CUDA: launch per generation, no CUDA graph replay",
+     .apply = apply_flag, FIELD(no_graphs)},
+
+    {.name = "output", .metavar = "PATH.h5", .default_text = "life.h5", .group = "Output",
+     .help = "index file; chunks are PATH_<g0>-<g1>.h5",
+     .apply = apply_output},
+    {.name = "save-every", .metavar = "K", .default_text = "250", .group = "Output",
+     .help = "a frame every K generations, plus the first and the last",
+     .apply = apply_int64, FIELD(save_every), .lo = 1, .hi = INT64_MAX / 2,
+     .range_text = "a period of 1 or more"},
+    {.name = "chunk", .metavar = "F", .default_text = "2", .group = "Output",
+     .help = "frames per chunk file",
+     .apply = apply_int64, FIELD(chunk), .lo = 1, .hi = 1 << 20,
+     .range_text = "1 to 1048576 frames per file"},
+    {.name = "frame-format", .metavar = "FMT", .default_text = "u8", .group = "Output",
+     .help = "u8 (one byte per cell) | packed (1 bit, LSB first)",
+     .apply = apply_frame_format},
+    {.name = "no-output", .group = "Output",
+     .help = "write no frames (--stats still works)",
+     .apply = apply_flag, FIELD(no_output)},
+    {.name = "force", .group = "Output",
+     .help = "replace existing output files of the same names",
+     .apply = apply_flag, FIELD(force)},
+    {.name = "stats", .metavar = "FILE.json", .group = "Output",
+     .help = "write the run's figures as JSON",
+     .apply = apply_path, FIELD(stats)},
+    /* -q has always worked but was never in --help; it stays that way */
+    {.name = "quiet", .short_name = 'q', .short_name_unlisted = true, .group = "Output",
+     .help = "no progress line and no summary",
+     .apply = apply_flag, FIELD(quiet)},
+
+    {.name = "help", .short_name = 'h',
+     .help = "this text",
+     .apply = apply_help},
+    {.name = "version", .short_name = 'V',
+     .help = "version and build information",
+     .apply = apply_version},
 };
+// clang-format on
 
-static void config_defaults(gol_config *cfg) {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->width = cfg->height = DEFAULT_SIZE;
-    cfg->steps = 1000;
-    cfg->save_every = 250;
-    cfg->chunk = 2;
-    snprintf(cfg->output, sizeof cfg->output, "life.h5");
-    cfg->seed = 1;
-    cfg->density = 0.5;
-    cfg->rule.birth = GOL_RULE_CONWAY_BIRTH;
-    cfg->rule.survive = GOL_RULE_CONWAY_SURVIVE;
-    rule_format(cfg->rule, cfg->rule_text, sizeof cfg->rule_text);
-    cfg->boundary = GOL_BOUNDARY_TORUS;
-    cfg->backend = GOL_BACKEND_AUTO;
-    cfg->halo = GOL_HALO_AUTO;
-    cfg->frame_format = GOL_FRAME_U8;
+#define N_OPTIONS (sizeof table / sizeof *table)
+_Static_assert(N_OPTIONS <= MAX_OPTIONS, "raise MAX_OPTIONS");
+
+/* getopt_long returns OPT_BASE + row for a long option, above every short option's char. */
+#define OPT_BASE 256
+
+const gol_option *options_table(size_t *n) {
+    *n = N_OPTIONS;
+    return table;
 }
 
-/* A decimal integer in [lo, hi]; "what" says what the option wants, for the message. */
-static gol_status parse_i64(const char *opt, const char *arg, int64_t lo, int64_t hi,
-                            const char *what, int64_t *out) {
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(arg, &end, 10);
-    if (end == arg || *end != '\0' || *arg == ' ' || *arg == '\t')
-        return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is not an integer", opt, arg);
-    if (errno == ERANGE || v < lo || v > hi)
-        return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is out of range; expected %s", opt, arg, what);
-    *out = (int64_t)v;
-    return gol_ok();
+static const char *option_label(const gol_option *o, char *buf, size_t len) {
+    snprintf(buf, len, "--%s", o->name);
+    return buf;
 }
 
-static gol_status parse_path(const char *opt, const char *arg, char *dst) {
-    if (!*arg) return gol_fail(GOL_EXIT_USAGE, "%s: the file name is empty", opt);
-    if (strlen(arg) >= GOL_PATH_MAX)
-        return gol_fail(GOL_EXIT_USAGE, "%s: the path is longer than %d characters", opt,
-                        GOL_PATH_MAX - 1);
-    memcpy(dst, arg, strlen(arg) + 1);
-    return gol_ok();
+/* ---- --help, built from the table ---------------------------------------------------------- */
+
+#define HELP_COLUMN 24    /* where an option's help starts */
+#define DEFAULT_COLUMN 66 /* where "(default ...)" starts */
+#define LINE_END 94       /* where generated lists wrap */
+
+typedef struct text {
+    char buf[8192];
+    size_t len;
+} text;
+
+static void text_add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(text *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+    va_end(ap);
+    if (n > 0) t->len += (size_t)n;
+    if (t->len >= sizeof t->buf) t->len = sizeof t->buf - 1; /* truncated, still terminated */
 }
 
-static gol_status parse_at(const char *arg, int64_t *x, int64_t *y) {
-    const char *comma = strchr(arg, ',');
-    char xs[32], ys[32];
-    size_t xn = comma ? (size_t)(comma - arg) : 0;
-    if (!comma || xn == 0 || xn >= sizeof xs || strlen(comma + 1) >= sizeof ys ||
-        !comma[1])
-        return gol_fail(GOL_EXIT_USAGE, "--at: '%s' is not of the form X,Y (e.g. --at 10,20)",
-                        arg);
-    memcpy(xs, arg, xn);
-    xs[xn] = '\0';
-    snprintf(ys, sizeof ys, "%s", comma + 1);
-    char *end;
-    errno = 0;
-    long long vx = strtoll(xs, &end, 10);
-    int bad = end == xs || *end || errno;
-    long long vy = strtoll(ys, &end, 10);
-    bad = bad || end == ys || *end || errno;
-    if (bad)
-        return gol_fail(GOL_EXIT_USAGE, "--at: '%s' is not of the form X,Y (e.g. --at 10,20)",
-                        arg);
-    if (vx < 0 || vy < 0 || vx > MAX_SIDE || vy > MAX_SIDE)
-        return gol_fail(GOL_EXIT_USAGE,
-                        "--at: '%s' is out of range; X and Y are cell indices from 0", arg);
-    *x = vx;
-    *y = vy;
-    return gol_ok();
+/* Spaces up to column col of the current line (at least one). */
+static void text_pad_to(text *t, size_t col) {
+    size_t start = t->len;
+    while (start > 0 && t->buf[start - 1] != '\n')
+        start--;
+    size_t at = t->len - start;
+    text_add(t, "%*s", at < col ? (int)(col - at) : 1, "");
 }
 
-/* Looks a word up in a table of names; fails listing the choices. */
-static gol_status parse_choice(const char *opt, const char *arg, const char *const *names,
-                               const int *values, int n, const char *choices, int *out) {
-    for (int i = 0; i < n; i++)
-        if (strcmp(arg, names[i]) == 0) {
-            *out = values[i];
-            return gol_ok();
+/* Lines of s after the first, each indented to the help column. */
+static void help_continuation(text *t, const char *s) {
+    for (const char *nl = strchr(s, '\n'); nl; nl = strchr(nl + 1, '\n')) {
+        const char *end = strchr(nl + 1, '\n');
+        int n = end ? (int)(end - nl - 1) : (int)strlen(nl + 1);
+        text_add(t, "\n%*s%.*s", HELP_COLUMN, "", n, nl + 1);
+    }
+}
+
+/* "  --size N              square N x N grid                        (default 4096)" */
+static void help_row(text *t, const gol_option *o) {
+    text_add(t, "  ");
+    if (o->short_name && !o->short_name_unlisted) text_add(t, "-%c, ", o->short_name);
+    text_add(t, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+    text_pad_to(t, HELP_COLUMN);
+    size_t first = strcspn(o->help, "\n");
+    text_add(t, "%.*s", (int)first, o->help);
+    if (o->default_text) {
+        /* a long first line gets its default on a line of its own, still in the column */
+        if (HELP_COLUMN + first + 2 > DEFAULT_COLUMN) text_add(t, "\n");
+        text_pad_to(t, DEFAULT_COLUMN);
+        text_add(t, "(default%s %s)", o->default_is_prose ? ":" : "", o->default_text);
+    }
+    help_continuation(t, o->help);
+    if (o->help_more) help_continuation(t, o->help_more());
+    text_add(t, "\n");
+}
+
+static bool same_group(const char *a, const char *b) {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static const char *help_text(void) {
+    /* A static buffer is fine here: the text is built on the way out, once per parse. */
+    static text t;
+    t.len = 0;
+    text_add(&t, "usage: golmpi [options]\n"
+                 "       mpirun -n P golmpi [options]    (one rank per GPU, or per CPU socket)\n"
+                 "\n"
+                 "Conway's Game of Life, or any Life-like rule, on one large grid split into row "
+                 "slabs over\n"
+                 "MPI ranks, with frames written in chunks through parallel HDF5.\n");
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (i == 0 || !same_group(table[i].group, table[i - 1].group))
+            text_add(&t, "\n%s%s", table[i].group ? table[i].group : "",
+                     table[i].group ? ":\n" : "");
+        help_row(&t, &table[i]);
+    }
+    text_add(&t, "\n"
+                 "Examples:\n"
+                 "  mpirun -n 4 golmpi --size 16384\n"
+                 "  golmpi --pattern gosper.rle --size 512 --boundary dead --steps 300 "
+                 "--save-every 30 \\\n"
+                 "         --output runs/gun.h5\n"
+                 "\n"
+                 "Exit codes: 0 success, 2 bad input (command line, files, sizes, rank counts),\n"
+                 "3 --backend cuda without a usable GPU; library failures abort with a message.\n");
+    return t.buf;
+}
+
+/* --rule's extra lines: the names core/rule.c accepts, wrapped, so --help never lists a name
+ * that rule_parse refuses or misses one it takes. Starts with '\n' like a continuation. */
+static const char *rule_names_help(void) {
+    static text t;
+    t.len = 0;
+    text_add(&t, "\nor a name Golly and LifeWiki use (any case):\n");
+    size_t n, col = 0;
+    const gol_named_rule *names = rule_names(&n);
+    for (size_t i = 0; i < n; i++) {
+        size_t w = strlen(names[i].name) + (i + 1 < n ? 1 : 0);
+        if (col && col + 1 + w > LINE_END - HELP_COLUMN) {
+            text_add(&t, "\n");
+            col = 0;
         }
-    return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is not one of %s", opt, arg, choices);
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* Names the option that getopt_long refused, from argv since optopt is 0 for long options. */
-static gol_status bad_option(int c, int argc, char **argv) {
-    const char *arg = (optind - 1 >= 1 && optind - 1 < argc) ? argv[optind - 1] : "?";
-    if (optopt && optopt < 256 && !(arg[0] == '-' && arg[1] == '-'))
-        arg = NULL; /* a short option inside a cluster: argv does not name it alone */
-    if (c == ':') {
-        if (arg) return gol_fail(GOL_EXIT_USAGE, "option '%s' needs a value (see --help)", arg);
-        return gol_fail(GOL_EXIT_USAGE, "option '-%c' needs a value (see --help)", optopt);
+        text_add(&t, "%s%s%s", col ? " " : "", names[i].name, i + 1 < n ? "," : "");
+        col += (col ? 1 : 0) + w;
     }
-    if (!arg) return gol_fail(GOL_EXIT_USAGE, "unknown option '-%c' (see --help)", optopt);
-    const char *eq = strchr(arg, '=');
-    if (arg[0] == '-' && arg[1] == '-' && eq) {
-        size_t n = (size_t)(eq - arg - 2);
-        for (const struct option *o = long_options; o->name; o++)
-            if (o->has_arg == no_argument && strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0)
-                return gol_fail(GOL_EXIT_USAGE, "option '--%s' takes no value, got '%s'", o->name,
-                                arg);
-    }
-    return gol_fail(GOL_EXIT_USAGE, "unknown option '%s' (see --help)", arg);
+    return t.buf;
 }
 
 static const char *version_text(void) {
@@ -250,20 +280,329 @@ static const char *version_text(void) {
     return text;
 }
 
+/* ---- values: one apply function per kind of option ----------------------------------------- */
+
+static void *field_of(option_context *ctx, const gol_option *o) {
+    return (char *)ctx->cfg + o->field;
+}
+
+/* A decimal integer in [lo, hi]; "what" says what the option wants, for the message. */
+static gol_status parse_i64(const char *opt, const char *arg, int64_t lo, int64_t hi,
+                            const char *what, int64_t *out) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (end == arg || *end != '\0' || *arg == ' ' || *arg == '\t')
+        return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is not an integer", opt, arg);
+    if (errno == ERANGE || v < lo || v > hi)
+        return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is out of range; expected %s", opt, arg, what);
+    *out = (int64_t)v;
+    return gol_ok();
+}
+
+static gol_status apply_int64(const gol_option *o, const char *arg, option_context *ctx) {
+    char label[32];
+    return parse_i64(option_label(o, label, sizeof label), arg, o->lo, o->hi, o->range_text,
+                     (int64_t *)field_of(ctx, o));
+}
+
+/* --size N is --width N --height N, but says "a side" in its message. */
+static gol_status apply_size(const gol_option *o, const char *arg, option_context *ctx) {
+    gol_status st = apply_int64(o, arg, ctx);
+    ctx->cfg->height = ctx->cfg->width;
+    return st;
+}
+
+static gol_status apply_flag(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)arg;
+    *(bool *)field_of(ctx, o) = true;
+    return gol_ok();
+}
+
+static gol_status parse_path(const char *opt, const char *arg, char *dst) {
+    if (!*arg) return gol_fail(GOL_EXIT_USAGE, "%s: the file name is empty", opt);
+    if (strlen(arg) >= GOL_PATH_MAX)
+        return gol_fail(GOL_EXIT_USAGE, "%s: the path is longer than %d characters", opt,
+                        GOL_PATH_MAX - 1);
+    memcpy(dst, arg, strlen(arg) + 1);
+    return gol_ok();
+}
+
+static gol_status apply_path(const gol_option *o, const char *arg, option_context *ctx) {
+    char label[32];
+    return parse_path(option_label(o, label, sizeof label), arg, (char *)field_of(ctx, o));
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The chunk names are built from the index's name minus ".h5", so it needs both. */
+static gol_status apply_output(const gol_option *o, const char *a, option_context *ctx) {
+    (void)o;
+    gol_status st = parse_path("--output", a, ctx->cfg->output);
+    if (st.code) return st;
+    if (!ends_with(a, ".h5"))
+        return gol_fail(GOL_EXIT_USAGE, "--output: '%s' does not end in .h5", a);
+    const char *slash = strrchr(a, '/');
+    if (strcmp(slash ? slash + 1 : a, ".h5") == 0)
+        return gol_fail(GOL_EXIT_USAGE, "--output: '%s' has no name before .h5", a);
+    return gol_ok();
+}
+
+static gol_status apply_seed(const gol_option *o, const char *a, option_context *ctx) {
+    (void)o;
+    char *end = NULL;
+    errno = 0;
+    /* strtoull would quietly turn "-1" into 2^64-1 */
+    unsigned long long s = strtoull(a, &end, 10);
+    if (end == a || *end || errno == ERANGE || strchr(a, '-') || *a == ' ')
+        return gol_fail(GOL_EXIT_USAGE, "--seed: '%s' is not an integer from 0 to 2^64-1", a);
+    ctx->cfg->seed = (uint64_t)s;
+    return gol_ok();
+}
+
+static gol_status apply_density(const gol_option *o, const char *a, option_context *ctx) {
+    (void)o;
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(a, &end);
+    if (end == a || *end || *a == ' ')
+        return gol_fail(GOL_EXIT_USAGE, "--density: '%s' is not a number", a);
+    if (!(d >= 0.0 && d <= 1.0)) /* NaN fails too */
+        return gol_fail(GOL_EXIT_USAGE, "--density: '%s' is outside 0..1", a);
+    ctx->cfg->density = d;
+    return gol_ok();
+}
+
+static gol_status apply_at(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o;
+    const char *comma = strchr(arg, ',');
+    char xs[32], ys[32];
+    size_t xn = comma ? (size_t)(comma - arg) : 0;
+    if (!comma || xn == 0 || xn >= sizeof xs || strlen(comma + 1) >= sizeof ys || !comma[1])
+        return gol_fail(GOL_EXIT_USAGE, "--at: '%s' is not of the form X,Y (e.g. --at 10,20)", arg);
+    memcpy(xs, arg, xn);
+    xs[xn] = '\0';
+    snprintf(ys, sizeof ys, "%s", comma + 1);
+    char *end;
+    errno = 0;
+    long long vx = strtoll(xs, &end, 10);
+    int bad = end == xs || *end || errno;
+    long long vy = strtoll(ys, &end, 10);
+    bad = bad || end == ys || *end || errno;
+    if (bad)
+        return gol_fail(GOL_EXIT_USAGE, "--at: '%s' is not of the form X,Y (e.g. --at 10,20)", arg);
+    if (vx < 0 || vy < 0 || vx > MAX_SIDE || vy > MAX_SIDE)
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--at: '%s' is out of range; X and Y are cell indices from 0", arg);
+    ctx->cfg->at_x = vx;
+    ctx->cfg->at_y = vy;
+    return gol_ok();
+}
+
+static gol_status apply_rule(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o;
+    gol_config *cfg = ctx->cfg;
+    gol_status st = rule_parse(arg, &cfg->rule, cfg->rule_text, sizeof cfg->rule_text);
+    if (st.code) return gol_fail(st.code, "--rule: %s", st.msg);
+    return gol_ok();
+}
+
+/* Looks a word up in a table of names; fails listing the choices. */
+static gol_status parse_choice(const char *opt, const char *arg, const char *const *names,
+                               const int *values, int n, const char *choices, int *out) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            *out = values[i];
+            return gol_ok();
+        }
+    return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is not one of %s", opt, arg, choices);
+}
+
+static gol_status apply_boundary(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o;
+    static const char *const names[] = {"torus", "dead"};
+    static const int values[] = {GOL_BOUNDARY_TORUS, GOL_BOUNDARY_DEAD};
+    int v = 0;
+    gol_status st = parse_choice("--boundary", arg, names, values, 2, "torus, dead", &v);
+    if (!st.code) ctx->cfg->boundary = (gol_boundary)v;
+    return st;
+}
+
+static gol_status apply_backend(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o;
+    static const char *const names[] = {"auto", "cpu", "cuda"};
+    static const int values[] = {GOL_BACKEND_AUTO, GOL_BACKEND_CPU, GOL_BACKEND_CUDA};
+    int v = 0;
+    gol_status st = parse_choice("--backend", arg, names, values, 3, "auto, cpu, cuda", &v);
+    if (!st.code) ctx->cfg->backend = (gol_backend_kind)v;
+    return st;
+}
+
+static gol_status apply_halo(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o;
+    static const char *const names[] = {"auto", "mpi", "nccl"};
+    static const int values[] = {GOL_HALO_AUTO, GOL_HALO_MPI, GOL_HALO_NCCL};
+    int v = 0;
+    gol_status st = parse_choice("--halo", arg, names, values, 3, "auto, mpi, nccl", &v);
+    if (!st.code) ctx->cfg->halo = (gol_halo_kind)v;
+    return st;
+}
+
+/* "packed-lsb" is the name the files' encoding attribute uses; it is accepted, not advertised. */
+static gol_status apply_frame_format(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o;
+    static const char *const names[] = {"u8", "packed", "packed-lsb"};
+    static const int values[] = {GOL_FRAME_U8, GOL_FRAME_PACKED, GOL_FRAME_PACKED};
+    int v = 0;
+    gol_status st = parse_choice("--frame-format", arg, names, values, 3, "u8, packed", &v);
+    if (!st.code) ctx->cfg->frame_format = (gol_frame_format)v;
+    return st;
+}
+
+/* --help and --version stop the parse where they stand: whatever follows is not looked at. */
+static gol_status apply_help(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o, (void)arg;
+    if (ctx->out_text) *ctx->out_text = help_text();
+    return gol_fail(GOL_EXIT_DONE, "help");
+}
+
+static gol_status apply_version(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o, (void)arg;
+    if (ctx->out_text) *ctx->out_text = version_text();
+    return gol_fail(GOL_EXIT_DONE, "version");
+}
+
+/* ---- the phases of config_parse ------------------------------------------------------------ */
+
+/* Zero, then every option's default through its own apply function, as if it stood in argv. */
+static gol_status config_defaults(gol_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    option_context ctx = {.cfg = cfg, .out_text = NULL};
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const gol_option *o = &table[i];
+        if (!o->default_text || o->default_is_prose) continue;
+        gol_status st = o->apply(o, o->default_text, &ctx);
+        if (st.code) return gol_fail(st.code, "the default of --%s: %s", o->name, st.msg);
+    }
+    return gol_ok();
+}
+
+/* getopt_long's tables from ours: a long option returns OPT_BASE + its row. */
+static void build_getopt_tables(struct option *longopts, char *shortopts, size_t short_len) {
+    /* '+': stop at the first non-option, so a stray word is reported rather than reordered;
+     * ':': report a missing value apart from an unknown option. */
+    size_t k = (size_t)snprintf(shortopts, short_len, "+:");
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        longopts[i] =
+            (struct option){table[i].name, table[i].metavar ? required_argument : no_argument, NULL,
+                            OPT_BASE + (int)i};
+        if (table[i].short_name && k + 2 < short_len) {
+            shortopts[k++] = table[i].short_name;
+            if (table[i].metavar) shortopts[k++] = ':';
+        }
+    }
+    shortopts[k] = '\0';
+    longopts[N_OPTIONS] = (struct option){NULL, 0, NULL, 0};
+}
+
+/* The row of what getopt_long returned, or NULL for its '?' and ':'. */
+static const gol_option *row_of(int c) {
+    if (c >= OPT_BASE && c < OPT_BASE + (int)N_OPTIONS) return &table[c - OPT_BASE];
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (table[i].short_name && table[i].short_name == c) return &table[i];
+    return NULL;
+}
+
+/* Names the option that getopt_long refused, from argv since optopt is 0 for long options. */
+static gol_status bad_option(int c, int argc, char **argv) {
+    const char *arg = (optind - 1 >= 1 && optind - 1 < argc) ? argv[optind - 1] : "?";
+    if (optopt && optopt < 256 && !(arg[0] == '-' && arg[1] == '-'))
+        arg = NULL; /* a short option inside a cluster: argv does not name it alone */
+    if (c == ':') {
+        if (arg) return gol_fail(GOL_EXIT_USAGE, "option '%s' needs a value (see --help)", arg);
+        return gol_fail(GOL_EXIT_USAGE, "option '-%c' needs a value (see --help)", optopt);
+    }
+    if (!arg) return gol_fail(GOL_EXIT_USAGE, "unknown option '-%c' (see --help)", optopt);
+    const char *eq = strchr(arg, '=');
+    if (arg[0] == '-' && arg[1] == '-' && eq) {
+        size_t n = (size_t)(eq - arg - 2);
+        for (const gol_option *o = table; o < table + N_OPTIONS; o++)
+            if (!o->metavar && strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0)
+                return gol_fail(GOL_EXIT_USAGE, "option '--%s' takes no value, got '%s'", o->name,
+                                arg);
+    }
+    return gol_fail(GOL_EXIT_USAGE, "unknown option '%s' (see --help)", arg);
+}
+
+/* getopt keeps state between calls; glibc only forgets all of it (a half-read cluster of short
+ * options included) for optind = 0, so tests can parse several argv in a row. */
+static void reset_getopt(void) {
+#ifdef __GLIBC__
+    optind = 0;
+#else
+    optind = 1;
+#endif
+    /* Every rank would print getopt's own messages; ours go back to rank 0 instead. */
+    opterr = 0;
+}
+
+static gol_status apply_option(const gol_option *o, const char *arg, option_context *ctx) {
+    ctx->seen[o - table] = true;
+    return o->apply(o, arg, ctx);
+}
+
+/* argv in order: the first bad option or value stops the parse, as do --help and --version. */
+static gol_status parse_arguments(int argc, char **argv, option_context *ctx) {
+    struct option longopts[N_OPTIONS + 1];
+    char shortopts[2 * N_OPTIONS + 3];
+    build_getopt_tables(longopts, shortopts, sizeof shortopts);
+    reset_getopt();
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        const gol_option *o = row_of(c);
+        if (!o) return bad_option(c, argc, argv);
+        gol_status st = apply_option(o, optarg, ctx);
+        if (st.code) return st;
+    }
+    if (optind < argc)
+        return gol_fail(GOL_EXIT_USAGE,
+                        "unexpected argument '%s'; golmpi takes only options (see --help)",
+                        argv[optind]);
+    return gol_ok();
+}
+
+static bool given(const option_context *ctx, const char *name) {
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (strcmp(table[i].name, name) == 0) return ctx->seen[i];
+    return false;
+}
+
+/* What the user said, as opposed to a default: a pattern or restart file may fill the rest. */
+static void note_given(option_context *ctx) {
+    gol_config *cfg = ctx->cfg;
+    cfg->size_given = given(ctx, "size") || given(ctx, "width") || given(ctx, "height");
+    cfg->rule_given = given(ctx, "rule");
+    cfg->boundary_given = given(ctx, "boundary");
+    cfg->at_given = given(ctx, "at");
+}
+
 /* Options that are fine alone but not together, and sizes the program cannot hold. */
-static gol_status config_cross_check(const gol_config *cfg, bool width_given, bool height_given,
-                                     bool size_opt, bool output_given) {
-    if (size_opt && (width_given || height_given))
+static gol_status cross_check(const option_context *ctx) {
+    const gol_config *cfg = ctx->cfg;
+    bool width_given = given(ctx, "width"), height_given = given(ctx, "height");
+    if (given(ctx, "size") && (width_given || height_given))
         return gol_fail(GOL_EXIT_USAGE,
                         "--size sets both sides; give either --size or --width/--height");
     if (width_given != height_given)
         return gol_fail(GOL_EXIT_USAGE, "--%s given without --%s; give both (or --size)",
                         width_given ? "width" : "height", width_given ? "height" : "width");
     if (cfg->width > MAX_CELLS / cfg->height)
-        return gol_fail(GOL_EXIT_USAGE,
-                        "grid %" PRId64 " x %" PRId64 " has more than 2^50 cells", cfg->width,
-                        cfg->height);
-    if (cfg->no_output && output_given)
+        return gol_fail(GOL_EXIT_USAGE, "grid %" PRId64 " x %" PRId64 " has more than 2^50 cells",
+                        cfg->width, cfg->height);
+    if (cfg->no_output && given(ctx, "output"))
         return gol_fail(GOL_EXIT_USAGE, "--no-output and --output contradict each other");
     if (cfg->at_given && !cfg->pattern[0])
         return gol_fail(GOL_EXIT_USAGE, "--at places a pattern; it needs --pattern FILE");
@@ -282,152 +621,11 @@ static gol_status config_cross_check(const gol_config *cfg, bool width_given, bo
 }
 
 gol_status config_parse(int argc, char **argv, gol_config *cfg, const char **out_text) {
-    config_defaults(cfg);
     if (out_text) *out_text = NULL;
-
-    /* getopt keeps state between calls; glibc only forgets all of it (a half-read cluster of
-     * short options included) for optind = 0, so tests can parse several argv in a row. */
-#ifdef __GLIBC__
-    optind = 0;
-#else
-    optind = 1;
-#endif
-    /* Every rank would print getopt's own messages; ours go back to rank 0 instead. */
-    opterr = 0;
-
-    bool width_given = false, height_given = false, size_opt = false, output_given = false;
-    gol_status st = gol_ok();
-    int c;
-    /* '+': stop at the first non-option, so a stray word is reported rather than reordered;
-     * ':': report a missing value apart from an unknown option. */
-    while ((c = getopt_long(argc, argv, "+:hVq", long_options, NULL)) != -1) {
-        const char *a = optarg;
-        int v = 0;
-        switch (c) {
-        case OPT_SIZE:
-            st = parse_i64("--size", a, 1, MAX_SIDE, "a side of 1 to 2147483647 cells",
-                           &cfg->width);
-            cfg->height = cfg->width;
-            size_opt = true;
-            break;
-        case OPT_WIDTH:
-            st = parse_i64("--width", a, 1, MAX_SIDE, "1 to 2147483647 cells", &cfg->width);
-            width_given = true;
-            break;
-        case OPT_HEIGHT:
-            st = parse_i64("--height", a, 1, MAX_SIDE, "1 to 2147483647 cells", &cfg->height);
-            height_given = true;
-            break;
-        case OPT_STEPS:
-            st = parse_i64("--steps", a, 0, INT64_MAX / 2, "a count of generations >= 0",
-                           &cfg->steps);
-            break;
-        case OPT_SAVE_EVERY:
-            st = parse_i64("--save-every", a, 1, INT64_MAX / 2, "a period of 1 or more",
-                           &cfg->save_every);
-            break;
-        case OPT_CHUNK:
-            st = parse_i64("--chunk", a, 1, 1 << 20, "1 to 1048576 frames per file",
-                           &cfg->chunk);
-            break;
-        case OPT_OUTPUT:
-            st = parse_path("--output", a, cfg->output);
-            if (!st.code && !ends_with(a, ".h5"))
-                st = gol_fail(GOL_EXIT_USAGE, "--output: '%s' does not end in .h5", a);
-            if (!st.code) {
-                const char *slash = strrchr(a, '/');
-                if (strcmp(slash ? slash + 1 : a, ".h5") == 0)
-                    st = gol_fail(GOL_EXIT_USAGE, "--output: '%s' has no name before .h5", a);
-            }
-            output_given = true;
-            break;
-        case OPT_NO_OUTPUT: cfg->no_output = true; break;
-        case OPT_FORCE: cfg->force = true; break;
-        case OPT_SEED: {
-            char *end = NULL;
-            errno = 0;
-            /* strtoull would quietly turn "-1" into 2^64-1 */
-            unsigned long long s = strtoull(a, &end, 10);
-            if (end == a || *end || errno == ERANGE || strchr(a, '-') || *a == ' ')
-                st = gol_fail(GOL_EXIT_USAGE, "--seed: '%s' is not an integer from 0 to 2^64-1",
-                              a);
-            else
-                cfg->seed = (uint64_t)s;
-            break;
-        }
-        case OPT_DENSITY: {
-            char *end = NULL;
-            errno = 0;
-            double d = strtod(a, &end);
-            if (end == a || *end || *a == ' ')
-                st = gol_fail(GOL_EXIT_USAGE, "--density: '%s' is not a number", a);
-            else if (!(d >= 0.0 && d <= 1.0)) /* NaN fails too */
-                st = gol_fail(GOL_EXIT_USAGE, "--density: '%s' is outside 0..1", a);
-            else
-                cfg->density = d;
-            break;
-        }
-        case OPT_PATTERN: st = parse_path("--pattern", a, cfg->pattern); break;
-        case OPT_AT:
-            st = parse_at(a, &cfg->at_x, &cfg->at_y);
-            cfg->at_given = true;
-            break;
-        case OPT_RULE:
-            st = rule_parse(a, &cfg->rule, cfg->rule_text, sizeof cfg->rule_text);
-            if (st.code) {
-                gol_status wrapped = gol_fail(st.code, "--rule: %s", st.msg);
-                st = wrapped;
-            }
-            cfg->rule_given = true;
-            break;
-        case OPT_BOUNDARY: {
-            static const char *const names[] = {"torus", "dead"};
-            static const int values[] = {GOL_BOUNDARY_TORUS, GOL_BOUNDARY_DEAD};
-            st = parse_choice("--boundary", a, names, values, 2, "torus, dead", &v);
-            if (!st.code) cfg->boundary = (gol_boundary)v;
-            cfg->boundary_given = true;
-            break;
-        }
-        case OPT_BACKEND: {
-            static const char *const names[] = {"auto", "cpu", "cuda"};
-            static const int values[] = {GOL_BACKEND_AUTO, GOL_BACKEND_CPU, GOL_BACKEND_CUDA};
-            st = parse_choice("--backend", a, names, values, 3, "auto, cpu, cuda", &v);
-            if (!st.code) cfg->backend = (gol_backend_kind)v;
-            break;
-        }
-        case OPT_HALO: {
-            static const char *const names[] = {"auto", "mpi", "nccl"};
-            static const int values[] = {GOL_HALO_AUTO, GOL_HALO_MPI, GOL_HALO_NCCL};
-            st = parse_choice("--halo", a, names, values, 3, "auto, mpi, nccl", &v);
-            if (!st.code) cfg->halo = (gol_halo_kind)v;
-            break;
-        }
-        case OPT_FRAME_FORMAT: {
-            static const char *const names[] = {"u8", "packed", "packed-lsb"};
-            static const int values[] = {GOL_FRAME_U8, GOL_FRAME_PACKED, GOL_FRAME_PACKED};
-            st = parse_choice("--frame-format", a, names, values, 3, "u8, packed", &v);
-            if (!st.code) cfg->frame_format = (gol_frame_format)v;
-            break;
-        }
-        case OPT_RESTART: st = parse_path("--restart", a, cfg->restart); break;
-        case OPT_STATS: st = parse_path("--stats", a, cfg->stats); break;
-        case OPT_NO_GRAPHS: cfg->no_graphs = true; break;
-        case 'q': cfg->quiet = true; break;
-        case 'h':
-            if (out_text) *out_text = help_text;
-            return gol_fail(GOL_EXIT_DONE, "help");
-        case 'V':
-            if (out_text) *out_text = version_text();
-            return gol_fail(GOL_EXIT_DONE, "version");
-        default: return bad_option(c, argc, argv);
-        }
-        if (st.code) return st;
-    }
-    if (optind < argc)
-        return gol_fail(GOL_EXIT_USAGE,
-                        "unexpected argument '%s'; golmpi takes only options (see --help)",
-                        argv[optind]);
-
-    cfg->size_given = size_opt || width_given || height_given;
-    return config_cross_check(cfg, width_given, height_given, size_opt, output_given);
+    option_context ctx = {.cfg = cfg, .out_text = out_text};
+    gol_status st = config_defaults(cfg);                 /* the table's defaults */
+    if (!st.code) st = parse_arguments(argc, argv, &ctx); /* argv over them, in order */
+    if (st.code) return st;
+    note_given(&ctx);         /* what argv set, for the pattern and restart files */
+    return cross_check(&ctx); /* options that do not go together */
 }

@@ -1,6 +1,6 @@
 # Command line, rules and pattern files: unit tests of the parsers, and an end-to-end table of
 # bad inputs that must each give one message, one exit code and no files.
-foreach(t rule pattern config)
+foreach(t rule pattern config options_readme)
   add_executable(test_${t} ${GOLMPI_TEST_DIR}/test_${t}.c)
   target_link_libraries(test_${t} PRIVATE golmpi_core)
 endforeach()
@@ -9,6 +9,8 @@ add_test(NAME rule COMMAND test_rule)
 add_test(NAME pattern COMMAND test_pattern ${GOLMPI_TEST_DIR}/patterns
                                            ${CMAKE_CURRENT_BINARY_DIR}/pattern_scratch)
 add_test(NAME config COMMAND test_config WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# README.md's Command line table against the option table: same options, same defaults
+add_test(NAME options_readme COMMAND test_options_readme ${PROJECT_SOURCE_DIR}/README.md)
 
 if(Python3_EXECUTABLE)
   add_test(NAME bad_inputs

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/rule.h"
 
 #include "tests/expect.h"
 #include "src/options.h"
@@ -137,6 +138,10 @@ int main(void) {
         "default torus", "default auto", "default u8", "mpirun -n 4 golmpi --size 16384"};
     for (size_t i = 0; text && i < sizeof help_needles / sizeof *help_needles; i++)
         EXPECT(strstr(text, help_needles[i]), "--help lacks '%s'", help_needles[i]);
+    size_t n_names;
+    const gol_named_rule *names = rule_names(&n_names);
+    for (size_t i = 0; text && i < n_names; i++)
+        EXPECT(strstr(text, names[i].name), "--help lacks the rule name '%s'", names[i].name);
     text = NULL;
     st = parse("-h", &h, &text);
     EXPECT(st.code == GOL_EXIT_DONE && text, "-h");
