@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/io_internal.h"
 #include "core/check.h"
+#include "io/io_internal.h"
 
 const char *io_basename(const char *path) {
     const char *slash = strrchr(path, '/');

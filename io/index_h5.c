@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/check.h"
 #include "io/format.h"
 #include "io/io_internal.h"
-#include "core/check.h"
 
 void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched,
                     int64_t nchunks) {

@@ -1,6 +1,6 @@
-/* What the files of io/ share with each other and with no one else. Every function here makes
- * HDF5 calls, so outside restart it runs only on the writer thread (HDF5 1.10 is not thread-safe).
- */
+/* What the writing files of io/ share with each other and with no one else. Every function here
+ * makes HDF5 calls, so it runs only on the writer thread (HDF5 1.10 is not thread-safe). Reading
+ * a golmpi file is io/golfile's. */
 #ifndef GOLMPI_IO_INTERNAL_H
 #define GOLMPI_IO_INTERNAL_H
 
@@ -8,10 +8,10 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "io/format.h"
 #include "core/config.h"
 #include "core/decomp.h"
 #include "core/schedule.h"
+#include "io/format.h"
 
 /* The root attributes every golmpi file carries, so any one file describes its run. */
 typedef struct io_meta {

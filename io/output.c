@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/format.h"
-#include "io/io_internal.h"
 #include "core/check.h"
 #include "core/trace.h"
+#include "io/format.h"
+#include "io/io_internal.h"
 
 #define OUTPUT_SLOTS 2
 

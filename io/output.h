@@ -7,10 +7,10 @@
 #include <stdint.h>
 
 /* output_chunk_name, which callers of this API use to find the chunk files */
-#include "io/format.h"
 #include "core/config.h"
 #include "core/decomp.h"
 #include "core/schedule.h"
+#include "io/format.h"
 
 typedef struct gol_output gol_output;
 
@@ -19,7 +19,7 @@ typedef struct gol_output_stats {
     int64_t files;         /* finished chunk files */
     double write_s;        /* this rank's time inside HDF5 (writer thread) */
     double wait_s;         /* this rank's main-thread time blocked on the writer */
-    int collective;        /* 1 when every frame write went collective (H5Pget_mpio_actual_io_mode) */
+    int collective; /* 1 when every frame write went collective (H5Pget_mpio_actual_io_mode) */
 } gol_output_stats;
 
 /* Collective. A user error, before anything is written, when an output file of this run already

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io_internal.h"
 #include "core/check.h"
+#include "io/io_internal.h"
 
 struct xdmf_state {
     char name[GOL_PATH_MAX + 16], part[GOL_PATH_MAX + 32];

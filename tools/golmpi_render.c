@@ -4,8 +4,9 @@
  * the dead and the alive colour. The frame is read a band of rows at a time, so a 65536^2 frame
  * never needs the whole frame in memory: only one band and one output row.
  *
- * The file is read serially with HDF5's default driver; the parallel HDF5 library does that too,
- * without MPI_Init. */
+ * The file is read through io/golfile, golmpi's own reader, serially and without MPI_Init. The tool
+ * is more forgiving than restart: a file needs only /frames; the encoding may sit on /frames or
+ * the root, the width and /generations may be absent. */
 #include <errno.h>
 #include <inttypes.h>
 #include <png.h>
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hdf5.h>
+#include "io/golfile.h"
 
 /* The band of rows read at once: large enough for few HDF5 calls, small next to any memory. */
 #define BAND_BYTES ((int64_t)64 << 20)
@@ -33,7 +34,7 @@ typedef struct render_opts {
 } render_opts;
 
 typedef struct golmpi_file {
-    hid_t file, frames;
+    golfile *file;
     int64_t nframes, height, width; /* width in cells, also for packed frames */
     int64_t row_bytes;              /* bytes of one stored row */
     bool packed;
@@ -171,100 +172,35 @@ static void parse_args(int argc, char **argv, render_opts *o) {
     if (!o->output) o->output = o->range_given ? "out" : "out.png";
 }
 
-/* A string attribute of obj, fixed or variable length; false when it is absent. */
-static bool read_str_attr(hid_t obj, const char *name, char *out, size_t len) {
-    if (H5Aexists(obj, name) <= 0) return false;
-    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
-    if (attr < 0) return false;
-    hid_t ftype = H5Aget_type(attr);
-    bool ok = false;
-    if (H5Tget_class(ftype) == H5T_STRING) {
-        if (H5Tis_variable_str(ftype) > 0) {
-            hid_t mtype = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mtype, H5T_VARIABLE);
-            H5Tset_cset(mtype, H5Tget_cset(ftype)); /* HDF5 does not convert UTF-8 <-> ASCII */
-            char *s = NULL;
-            if (H5Aread(attr, mtype, &s) >= 0 && s) {
-                snprintf(out, len, "%s", s);
-                ok = true;
-                hid_t space = H5Aget_space(attr);
-                H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, &s);
-                H5Sclose(space);
-            }
-            H5Tclose(mtype);
-        } else {
-            size_t n = H5Tget_size(ftype);
-            char *buf = xmalloc(n + 2);
-            hid_t mtype = H5Tcopy(H5T_C_S1);
-            /* one byte more than the file's, so a NULLPAD string of full length keeps its last
-             * character once HDF5 terminates it */
-            H5Tset_size(mtype, n + 1);
-            H5Tset_strpad(mtype, H5T_STR_NULLTERM);
-            H5Tset_cset(mtype, H5Tget_cset(ftype));
-            if (H5Aread(attr, mtype, buf) >= 0) {
-                buf[n + 1] = '\0';
-                snprintf(out, len, "%s", buf);
-                ok = true;
-            }
-            H5Tclose(mtype);
-            free(buf);
-        }
-    }
-    H5Tclose(ftype);
-    H5Aclose(attr);
-    return ok;
-}
-
-static bool read_i64_attr(hid_t obj, const char *name, int64_t *out) {
-    if (H5Aexists(obj, name) <= 0) return false;
-    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
-    if (attr < 0) return false;
-    hid_t ftype = H5Aget_type(attr);
-    bool ok = H5Tget_class(ftype) == H5T_INTEGER && H5Aread(attr, H5T_NATIVE_INT64, out) >= 0;
-    H5Tclose(ftype);
-    H5Aclose(attr);
-    return ok;
-}
-
-static void golmpi_open(const char *path, golmpi_file *g) {
-    memset(g, 0, sizeof *g);
-    FILE *probe = fopen(path, "rb");
-    if (!probe) fail("%s: cannot open: %s", path, strerror(errno));
-    fclose(probe);
-    g->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (g->file < 0) fail("%s: not an HDF5 file (or a damaged one)", path);
-    if (H5Lexists(g->file, "frames", H5P_DEFAULT) <= 0)
-        fail("%s: no /frames dataset: not a golmpi output file", path);
-    g->frames = H5Dopen2(g->file, "frames", H5P_DEFAULT);
-    if (g->frames < 0) fail("%s: cannot open /frames", path);
-
-    hid_t type = H5Dget_type(g->frames);
-    bool byte_int = H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 1;
-    H5Tclose(type);
-    if (!byte_int) fail("%s: /frames is not a uint8 dataset", path);
-    hid_t space = H5Dget_space(g->frames);
-    hsize_t dims[3] = {0, 0, 0};
-    int rank = H5Sget_simple_extent_ndims(space);
-    if (rank == 3) H5Sget_simple_extent_dims(space, dims, NULL);
-    H5Sclose(space);
-    if (rank != 3) fail("%s: /frames has %d dimensions, expected 3 [frames, rows, columns]", path, rank);
-    g->nframes = (int64_t)dims[0];
-    g->height = (int64_t)dims[1];
-    g->row_bytes = (int64_t)dims[2];
+/* The frames: 1-byte cells or packed bytes, three dimensions, not empty. */
+static void check_frames(const char *path, golmpi_file *g) {
+    const golfile_facts *f = golfile_facts_of(g->file);
+    if (!f->frames_found) fail("%s: no /frames dataset: not a golmpi output file", path);
+    if (!f->frames_open) fail("%s: cannot open /frames", path);
+    if (!f->frames_bytes) fail("%s: /frames is not a uint8 dataset", path);
+    if (f->frames_ndims != 3)
+        fail("%s: /frames has %d dimensions, expected 3 [frames, rows, columns]", path,
+             f->frames_ndims);
+    g->nframes = f->frames_dims[0];
+    g->height = f->frames_dims[1];
+    g->row_bytes = f->frames_dims[2];
     if (g->nframes == 0 || g->height == 0 || g->row_bytes == 0) fail("%s: /frames is empty", path);
+}
 
-    /* The encoding sits on /frames or on the root; the index may carry only one of them. */
+/* The encoding sits on /frames or on the root; the index may carry only one of them. The width
+ * attribute, where there is one, must fit the rows. */
+static void read_encoding_and_width(const char *path, golmpi_file *g) {
     char enc[64] = "u8";
-    if (!read_str_attr(g->frames, "encoding", enc, sizeof enc))
-        read_str_attr(g->file, "encoding", enc, sizeof enc);
+    if (!golfile_attr_str(g->file, "frames", "encoding", enc, sizeof enc))
+        golfile_attr_str(g->file, NULL, "encoding", enc, sizeof enc);
     if (!strcmp(enc, "packed-lsb")) {
         g->packed = true;
     } else if (strcmp(enc, "u8") != 0 && strcmp(enc, "uint8") != 0) {
         fail("%s: unknown frame encoding '%s' (expected u8 or packed-lsb)", path, enc);
     }
     int64_t width_attr = 0;
-    bool have_width = read_i64_attr(g->file, "width", &width_attr) ||
-                      read_i64_attr(g->frames, "width", &width_attr);
+    bool have_width = golfile_attr_i64(g->file, NULL, "width", &width_attr) ||
+                      golfile_attr_i64(g->file, "frames", "width", &width_attr);
     if (g->packed) {
         if (!have_width) width_attr = g->row_bytes * 8; /* best guess: no partial last byte */
         if (width_attr <= 0 || (width_attr + 7) / 8 != g->row_bytes)
@@ -277,56 +213,61 @@ static void golmpi_open(const char *path, golmpi_file *g) {
             fail("%s: attribute width=%" PRId64 " but /frames has %" PRId64 " columns", path,
                  width_attr, g->width);
     }
+}
 
+static void read_generations(const char *path, golmpi_file *g) {
+    const golfile_facts *f = golfile_facts_of(g->file);
     g->generations = xmalloc((size_t)g->nframes * sizeof(int64_t));
-    bool have_gens = false;
-    if (H5Lexists(g->file, "generations", H5P_DEFAULT) > 0) {
-        hid_t d = H5Dopen2(g->file, "generations", H5P_DEFAULT);
-        hid_t s = H5Dget_space(d);
-        hssize_t n = H5Sget_simple_extent_npoints(s);
-        if (n != g->nframes)
-            fail("%s: /generations has %lld entries but /frames has %" PRId64 " frames", path,
-                 (long long)n, g->nframes);
-        if (H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, g->generations) < 0)
-            fail("%s: cannot read /generations", path);
-        H5Sclose(s);
-        H5Dclose(d);
-        have_gens = true;
+    if (!f->generations_found) { /* frames alone: number them */
+        for (int64_t i = 0; i < g->nframes; i++)
+            g->generations[i] = i;
+        return;
     }
-    if (!have_gens) /* frames alone: number them */
-        for (int64_t f = 0; f < g->nframes; f++) g->generations[f] = f;
+    if (f->generations_count != g->nframes)
+        fail("%s: /generations has %lld entries but /frames has %" PRId64 " frames", path,
+             (long long)f->generations_count, g->nframes);
+    if (!golfile_read_generations(g->file, 0, g->nframes, g->generations))
+        fail("%s: cannot read /generations", path);
+}
+
+static void golmpi_open(const char *path, golmpi_file *g) {
+    memset(g, 0, sizeof *g);
+    FILE *probe = fopen(path, "rb");
+    if (!probe) fail("%s: cannot open: %s", path, strerror(errno));
+    fclose(probe);
+    g->file = golfile_open(path);
+    if (!g->file) fail("%s: not an HDF5 file (or a damaged one)", path);
+    check_frames(path, g);
+    read_encoding_and_width(path, g);
+    read_generations(path, g);
 }
 
 static void golmpi_close(golmpi_file *g) {
     free(g->generations);
-    H5Dclose(g->frames);
-    H5Fclose(g->file);
+    golfile_close(g->file);
 }
 
 /* Rows [y0, y0+n) of frame f into buf (n * row_bytes bytes). */
 static void read_rows(const golmpi_file *g, int64_t f, int64_t y0, int64_t n, uint8_t *buf) {
-    hsize_t start[3] = {(hsize_t)f, (hsize_t)y0, 0};
-    hsize_t count[3] = {1, (hsize_t)n, (hsize_t)g->row_bytes};
-    hid_t fspace = H5Dget_space(g->frames);
-    hid_t mspace = H5Screate_simple(3, count, NULL);
-    if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-        H5Dread(g->frames, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf) < 0)
+    if (!golfile_read_rows(g->file, f, y0, n, buf))
         fail("cannot read rows %" PRId64 "..%" PRId64 " of frame %" PRId64, y0, y0 + n - 1, f);
-    H5Sclose(mspace);
-    H5Sclose(fspace);
 }
 
 /* Live cells in [x0, x1) of one stored row. */
 static int64_t row_live(const uint8_t *row, int64_t x0, int64_t x1, bool packed) {
     int64_t live = 0;
     if (!packed) {
-        for (int64_t x = x0; x < x1; x++) live += row[x] != 0;
+        for (int64_t x = x0; x < x1; x++)
+            live += row[x] != 0;
         return live;
     }
     int64_t x = x0;
-    for (; x < x1 && (x & 7); x++) live += (row[x >> 3] >> (x & 7)) & 1;
-    for (; x + 8 <= x1; x += 8) live += __builtin_popcount(row[x >> 3]);
-    for (; x < x1; x++) live += (row[x >> 3] >> (x & 7)) & 1;
+    for (; x < x1 && (x & 7); x++)
+        live += (row[x >> 3] >> (x & 7)) & 1;
+    for (; x + 8 <= x1; x += 8)
+        live += __builtin_popcount(row[x >> 3]);
+    for (; x < x1; x++)
+        live += (row[x >> 3] >> (x & 7)) & 1;
     return live;
 }
 
@@ -345,8 +286,10 @@ static void image_size(const render_opts *o, const golmpi_file *g, int64_t *w, i
     if (!*w && !*h) {
         int64_t big = g->width > g->height ? g->width : g->height;
         int64_t side = big < DEFAULT_MAX_SIDE ? big : DEFAULT_MAX_SIDE;
-        if (g->width >= g->height) *w = side;
-        else *h = side;
+        if (g->width >= g->height)
+            *w = side;
+        else
+            *h = side;
     }
     if (!*h) *h = (g->height * *w + g->width / 2) / g->width;
     if (!*w) *w = (g->width * *h + g->height / 2) / g->height;
@@ -374,7 +317,8 @@ static void render_frame(const render_opts *o, const golmpi_file *g, int64_t f, 
 
     /* Write to a temporary name, so a failed render leaves no half PNG under the real name. */
     char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.part", path) >= (int)sizeof tmp) fail("%s: path too long", path);
+    if (snprintf(tmp, sizeof tmp, "%s.part", path) >= (int)sizeof tmp)
+        fail("%s: path too long", path);
     png_out p = {.path = path};
     p.f = fopen(tmp, "wb");
     if (!p.f) fail("%s: cannot create: %s", tmp, strerror(errno));
@@ -392,8 +336,10 @@ static void render_frame(const render_opts *o, const golmpi_file *g, int64_t f, 
     int64_t band_cap = 0;
     int64_t *live = xmalloc((size_t)iw * sizeof(int64_t));
     png_bytep out_row = xmalloc((size_t)iw * 3);
-    int64_t *xlo = xmalloc((size_t)iw * sizeof(int64_t)), *xhi = xmalloc((size_t)iw * sizeof(int64_t));
-    for (int64_t px = 0; px < iw; px++) pixel_span(px, iw, g->width, &xlo[px], &xhi[px]);
+    int64_t *xlo = xmalloc((size_t)iw * sizeof(int64_t)),
+            *xhi = xmalloc((size_t)iw * sizeof(int64_t));
+    for (int64_t px = 0; px < iw; px++)
+        pixel_span(px, iw, g->width, &xlo[px], &xhi[px]);
 
     for (int64_t py = 0; py < ih; py++) {
         int64_t y0, y1;
@@ -409,7 +355,8 @@ static void render_frame(const render_opts *o, const golmpi_file *g, int64_t f, 
             read_rows(g, f, y, n, band);
             for (int64_t r = 0; r < n; r++) {
                 const uint8_t *row = band + r * g->row_bytes;
-                for (int64_t px = 0; px < iw; px++) live[px] += row_live(row, xlo[px], xhi[px], g->packed);
+                for (int64_t px = 0; px < iw; px++)
+                    live[px] += row_live(row, xlo[px], xhi[px], g->packed);
             }
         }
         for (int64_t px = 0; px < iw; px++) {
@@ -431,13 +378,13 @@ static void render_frame(const render_opts *o, const golmpi_file *g, int64_t f, 
     free(xlo);
     free(xhi);
     printf("%s: generation %" PRId64 ", %" PRId64 "x%" PRId64 " cells -> %" PRId64 "x%" PRId64
-           " pixels\n", path, g->generations[f], g->width, g->height, iw, ih);
+           " pixels\n",
+           path, g->generations[f], g->width, g->height, iw, ih);
 }
 
 int main(int argc, char **argv) {
     render_opts o;
     parse_args(argc, argv, &o);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own messages, not HDF5's error stack */
 
     golmpi_file g;
     golmpi_open(o.input, &g);
@@ -454,14 +401,17 @@ int main(int argc, char **argv) {
         }
         if (written == 0)
             fail("%s: no frame with a generation in %" PRId64 ":%" PRId64 " (frames hold %" PRId64
-                 "..%" PRId64 ")", o.input, o.range_g0, o.range_g1, g.generations[0],
-                 g.generations[g.nframes - 1]);
+                 "..%" PRId64 ")",
+                 o.input, o.range_g0, o.range_g1, g.generations[0], g.generations[g.nframes - 1]);
     } else {
         int64_t f = g.nframes - 1;
         if (o.frame_given) {
-            for (f = 0; f < g.nframes && g.generations[f] != o.frame_gen; f++) {}
+            f = 0;
+            while (f < g.nframes && g.generations[f] != o.frame_gen)
+                f++;
             if (f == g.nframes)
-                fail("%s: no frame of generation %" PRId64 " (frames hold %" PRId64 "..%" PRId64 ")",
+                fail("%s: no frame of generation %" PRId64 " (frames hold %" PRId64 "..%" PRId64
+                     ")",
                      o.input, o.frame_gen, g.generations[0], g.generations[g.nframes - 1]);
         }
         render_frame(&o, &g, f, o.output);
