@@ -39,6 +39,7 @@ typedef struct gol_config {
     char restart[GOL_PATH_MAX];
     char stats[GOL_PATH_MAX];
     bool quiet;
+    double progress_s; /* seconds between progress lines when stderr is not a terminal; 0: none */
     bool no_graphs; /* CUDA: launch per generation instead of replaying a CUDA graph */
 
     /* which of the above the user gave explicitly, so a pattern or restart file may fill the rest */

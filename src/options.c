@@ -34,7 +34,7 @@ struct option_context {
 typedef gol_status option_apply(const gol_option *opt, const char *arg, option_context *ctx);
 static option_apply apply_int64, apply_size, apply_flag, apply_path, apply_output, apply_seed,
     apply_density, apply_at, apply_rule, apply_boundary, apply_backend, apply_halo,
-    apply_frame_format, apply_help, apply_version;
+    apply_frame_format, apply_seconds, apply_help, apply_version;
 static const char *rule_names_help(void);
 
 #define FIELD(f) .field = offsetof(gol_config, f)
@@ -123,6 +123,10 @@ static const gol_option table[] = {
     {.name = "quiet", .short_name = 'q', .short_name_unlisted = true, .group = "Output",
      .help = "no progress line and no summary",
      .apply = apply_flag, FIELD(quiet)},
+    {.name = "progress", .metavar = "SECONDS", .default_text = "10", .group = "Output",
+     .help = "progress every SECONDS in batch logs\n"
+             "(stderr not a terminal: mpirun, srun); 0: no progress at all",
+     .apply = apply_seconds, FIELD(progress_s)},
 
     {.name = "help", .short_name = 'h',
      .help = "this text",
@@ -373,6 +377,20 @@ static gol_status apply_density(const gol_option *o, const char *a, option_conte
     if (!(d >= 0.0 && d <= 1.0)) /* NaN fails too */
         return gol_fail(GOL_EXIT_USAGE, "--density: '%s' is outside 0..1", a);
     ctx->cfg->density = d;
+    return gol_ok();
+}
+
+/* A duration in seconds, 0 or more; "0" switches the thing off. */
+static gol_status apply_seconds(const gol_option *o, const char *a, option_context *ctx) {
+    char label[32];
+    option_label(o, label, sizeof label);
+    char *end = NULL;
+    double d = strtod(a, &end);
+    if (end == a || *end || *a == ' ')
+        return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is not a number of seconds", label, a);
+    if (!(d >= 0.0 && d <= 1e9)) /* NaN and inf fail too */
+        return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is outside 0..1e9 seconds", label, a);
+    *(double *)field_of(ctx, o) = d;
     return gol_ok();
 }
 

@@ -7,7 +7,9 @@
 #include "core/check.h"
 
 struct gol_progress {
-    int show;
+    int show; /* rank 0, not --quiet, --progress not 0 */
+    int tty;  /* a live line on a terminal; plain lines in a batch log */
+    double interval_s;
     int64_t g_start, g_end;
     double cells, t0, last;
 };
@@ -15,7 +17,9 @@ struct gol_progress {
 gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched,
                              const gol_slab *slab, int rank) {
     gol_progress *p = gol_xcalloc(1, sizeof *p);
-    p->show = rank == 0 && !cfg->quiet && isatty(STDERR_FILENO);
+    p->show = rank == 0 && !cfg->quiet && cfg->progress_s > 0;
+    p->tty = isatty(STDERR_FILENO);
+    p->interval_s = p->tty ? 0.5 : cfg->progress_s;
     p->g_start = sched->g_start;
     p->g_end = sched->g_end;
     p->cells = (double)slab->width * (double)slab->height;
@@ -23,28 +27,40 @@ gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched,
     return p;
 }
 
+/* The pieces depend only on the schedule, never on whether this rank shows progress or on its
+ * stderr: every rank cuts its advance calls alike, so a backend that does something per call
+ * (the CUDA backend's timed sample) does it for the same generations on every rank. */
 int64_t progress_piece(const gol_progress *p, int64_t remaining) {
-    /* about a hundred updates over the run, but never pieces so small that they cost speed */
-    int64_t piece = (p->g_end - p->g_start) / 100;
+    /* about a thousand pieces over the run, but never pieces so small that they cost speed */
+    int64_t piece = (p->g_end - p->g_start) / 1000;
     if (piece < 16) piece = 16;
-    return p->show && piece < remaining ? piece : remaining;
+    return piece < remaining ? piece : remaining;
+}
+
+static void print_line(const gol_progress *p, int64_t generation, double now) {
+    double done = (double)(generation - p->g_start), total = (double)(p->g_end - p->g_start);
+    double rate = done * p->cells / (now - p->t0 + 1e-12);
+    double eta = done > 0 ? (now - p->t0) * (total - done) / done : 0;
+    double pct = total > 0 ? 100 * done / total : 100.0;
+    if (p->tty)
+        fprintf(stderr, "\rgeneration %lld/%lld  %5.1f%%  %.3g cell updates/s  ETA %.0f s   ",
+                (long long)generation, (long long)p->g_end, pct, rate, eta);
+    else
+        fprintf(stderr, "golmpi: generation %lld/%lld (%.1f%%), %.3g cell updates/s, ETA %.0f s\n",
+                (long long)generation, (long long)p->g_end, pct, rate, eta);
+    fflush(stderr);
 }
 
 void progress_update(gol_progress *p, int64_t generation) {
     if (!p->show) return;
     double now = MPI_Wtime();
-    if (now - p->last < 0.5 && generation < p->g_end) return;
+    /* a batch log gets the last line too, so even a short run shows that it ran to the end */
+    if (now - p->last < p->interval_s && generation < p->g_end) return;
     p->last = now;
-    double done = (double)(generation - p->g_start), total = (double)(p->g_end - p->g_start);
-    double rate = done * p->cells / (now - p->t0 + 1e-12);
-    double eta = done > 0 ? (now - p->t0) * (total - done) / done : 0;
-    fprintf(stderr, "\rgeneration %lld/%lld  %5.1f%%  %.3g cell updates/s  ETA %.0f s   ",
-            (long long)generation, (long long)p->g_end, total > 0 ? 100 * done / total : 100.0,
-            rate, eta);
-    fflush(stderr);
+    print_line(p, generation, now);
 }
 
 void progress_end(gol_progress *p) {
-    if (p->show) fprintf(stderr, "\n");
+    if (p->show && p->tty) fprintf(stderr, "\n");
     free(p);
 }

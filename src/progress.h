@@ -1,4 +1,5 @@
-/* The progress line: on rank 0, when stderr is a terminal, generation, rate and ETA. */
+/* Progress on rank 0: generation, percent, rate and ETA. A live line on a terminal; under mpirun
+ * or srun, where stderr is a pipe or a batch log, a plain line every --progress seconds. */
 #ifndef GOLMPI_PROGRESS_H
 #define GOLMPI_PROGRESS_H
 

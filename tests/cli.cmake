@@ -20,3 +20,12 @@ if(Python3_EXECUTABLE)
   set_tests_properties(bad_inputs PROPERTIES PROCESSORS 2 TIMEOUT 300
     ENVIRONMENT "OMP_NUM_THREADS=1")
 endif()
+
+if(Python3_EXECUTABLE)
+  # progress lines in a batch log (stderr to a file under mpiexec)
+  add_test(NAME progress_batch_log
+    COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/test_progress.py --golmpi $<TARGET_FILE:golmpi>
+            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(progress_batch_log PROPERTIES PROCESSORS 2 TIMEOUT 120
+    ENVIRONMENT "OMP_NUM_THREADS=1")
+endif()
