@@ -1,9 +1,9 @@
 #!/bin/bash
 # golmpi's CUDA backend on one node: time per generation at 16384^2 and 65536^2
 #   - compute only (--no-output) with the NCCL halo, with and without CUDA graphs
-#   - the same with GOLMPI_HALO_OFF=1, which makes the CUDA backend skip the exchange (a
-#     benchmarking aid: the grid it computes is then wrong), so the difference is the halo cost
-#     that the interior did not hide
+#   - the same with --halo none, the halo mode that skips the exchange (a benchmarking aid,
+#     hidden from --help: the grid it computes is then wrong), so the difference is the halo
+#     cost that the interior did not hide
 #   - frames every K generations, against compute only and against write only (the same frames
 #     with one generation between them): how much of the output the GPU pipeline hides
 # then compute-sanitizer memcheck, racecheck and synccheck on small runs.
@@ -61,7 +61,7 @@ for size in $SIZES; do
   echo "== ${size}x${size} torus B3/S23, $RANKS rank(s), $steps generations, frames every $every ($fmt)"
   run "nccl_graphs_$size" --size "$size" --steps "$steps" --no-output --halo nccl
   run "nccl_nographs_$size" --size "$size" --steps "$steps" --no-output --halo nccl --no-graphs
-  GOLMPI_HALO_OFF=1 run "halo_off_$size" --size "$size" --steps "$steps" --no-output --halo nccl
+  run "halo_off_$size" --size "$size" --steps "$steps" --no-output --halo none
   run "mpi_halo_$size" --size "$size" --steps "$steps" --no-output --halo mpi
   run "frames_$size" --size "$size" --steps "$steps" --halo nccl --save-every "$every" \
     --chunk 2 --frame-format "$fmt" --output "$work/frames_$size.h5"

@@ -16,14 +16,6 @@ const char *config_backend_name(gol_backend_kind b) {
     }
 }
 
-const char *config_halo_name(gol_halo_kind h) {
-    switch (h) {
-    case GOL_HALO_MPI: return "mpi";
-    case GOL_HALO_NCCL: return "nccl";
-    default: return "auto";
-    }
-}
-
 const char *config_frame_format_name(gol_frame_format f) {
     return f == GOL_FRAME_PACKED ? "packed-lsb" : "u8";
 }

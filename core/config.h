@@ -14,7 +14,6 @@
 
 typedef enum { GOL_BOUNDARY_TORUS, GOL_BOUNDARY_DEAD } gol_boundary;
 typedef enum { GOL_BACKEND_AUTO, GOL_BACKEND_CPU, GOL_BACKEND_CUDA } gol_backend_kind;
-typedef enum { GOL_HALO_AUTO, GOL_HALO_MPI, GOL_HALO_NCCL } gol_halo_kind;
 typedef enum { GOL_FRAME_U8, GOL_FRAME_PACKED } gol_frame_format;
 
 typedef struct gol_config {
@@ -34,7 +33,7 @@ typedef struct gol_config {
     char rule_text[32]; /* canonical "B3/S23" */
     gol_boundary boundary;
     gol_backend_kind backend;
-    gol_halo_kind halo;
+    char halo[16]; /* "auto" or a mode name of the table in halo/halo.c */
     gol_frame_format frame_format;
     char restart[GOL_PATH_MAX];
     char stats[GOL_PATH_MAX];
@@ -48,7 +47,6 @@ typedef struct gol_config {
 
 const char *config_boundary_name(gol_boundary b);
 const char *config_backend_name(gol_backend_kind b);
-const char *config_halo_name(gol_halo_kind h);
 const char *config_frame_format_name(gol_frame_format f); /* "u8" or "packed-lsb" */
 
 /* "runs/life.h5" -> dir "runs", *name "life.h5"; "life.h5" -> "."; "/life.h5" -> "/". */

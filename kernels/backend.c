@@ -12,9 +12,6 @@ struct gol_backend {
     void *impl;
 };
 
-/* What --halo asked for: a mode name or "auto". */
-static const char *asked_halo(const gol_config *cfg) { return config_halo_name(cfg->halo); }
-
 /* The CPU backend's halo mode: "auto" is MPI; a mode with no host form needs the GPU. The parser
  * already refuses --backend cpu with --halo nccl, so this speaks to --backend auto without GPUs. */
 static gol_status cpu_halo(const char *asked, const char **halo) {
@@ -51,7 +48,7 @@ static gol_status cuda_halo(const char *asked, MPI_Comm comm, const char **halo)
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
                           const char **halo, char *notice, size_t notice_len) {
     notice[0] = '\0';
-    const char *asked = asked_halo(cfg);
+    const char *asked = cfg->halo; /* a mode name or "auto" */
     if (cfg->backend == GOL_BACKEND_CPU) {
         *backend = GOL_BACKEND_CPU;
         return cpu_halo(asked, halo);

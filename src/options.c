@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/rule.h"
+#include "halo/halo.h"
 #include "src/options.h"
 
 #ifndef GOLMPI_VERSION
@@ -36,6 +37,10 @@ static option_apply apply_int64, apply_size, apply_flag, apply_path, apply_outpu
     apply_density, apply_at, apply_rule, apply_boundary, apply_backend, apply_halo,
     apply_frame_format, apply_seconds, apply_help, apply_version;
 static const char *rule_names_help(void);
+/* --halo's help: "auto | " and the visible modes of halo/halo.c's table, so a new mode needs no
+ * edit here. fill_halo_help writes it before --help is built. */
+static char halo_help[64];
+static void fill_halo_help(void);
 
 #define FIELD(f) .field = offsetof(gol_config, f)
 
@@ -90,7 +95,7 @@ static const gol_option table[] = {
      .help = "auto | cpu | cuda",
      .apply = apply_backend},
     {.name = "halo", .metavar = "KIND", .default_text = "auto", .group = "Run",
-     .help = "auto | mpi | nccl",
+     .help = halo_help, /* "auto | mpi | nccl": from halo/halo.c's table, see fill_halo_help */
      .apply = apply_halo},
     {.name = "no-graphs", .group = "Run",
      .help = "CUDA: launch per generation, no CUDA graph replay",
@@ -219,6 +224,7 @@ static const char *help_text(void) {
     /* A static buffer is fine here: the text is built on the way out, once per parse. */
     static text t;
     t.len = 0;
+    fill_halo_help();
     text_add(&t, "usage: golmpi [options]\n"
                  "       mpirun -n P golmpi [options]    (one rank per GPU, or per CPU socket)\n"
                  "\n"
@@ -241,6 +247,12 @@ static const char *help_text(void) {
                  "Exit codes: 0 success, 2 bad input (command line, files, sizes, rank counts),\n"
                  "3 --backend cuda without a usable GPU; library failures abort with a message.\n");
     return t.buf;
+}
+
+static void fill_halo_help(void) {
+    char names[sizeof halo_help - sizeof "auto | " + 1];
+    halo_mode_names(names, sizeof names, " | ");
+    snprintf(halo_help, sizeof halo_help, "auto | %s", names);
 }
 
 /* --rule's extra lines: the names core/rule.c accepts, wrapped, so --help never lists a name
@@ -459,14 +471,17 @@ static gol_status apply_backend(const gol_option *o, const char *arg, option_con
     return st;
 }
 
+/* "auto" or any mode of halo/halo.c's table, hidden ones (none) included; the message lists the
+ * visible ones. Which backend can run the mode is decided later, in backend_select. */
 static gol_status apply_halo(const gol_option *o, const char *arg, option_context *ctx) {
     (void)o;
-    static const char *const names[] = {"auto", "mpi", "nccl"};
-    static const int values[] = {GOL_HALO_AUTO, GOL_HALO_MPI, GOL_HALO_NCCL};
-    int v = 0;
-    gol_status st = parse_choice("--halo", arg, names, values, 3, "auto, mpi, nccl", &v);
-    if (!st.code) ctx->cfg->halo = (gol_halo_kind)v;
-    return st;
+    if (strcmp(arg, "auto") != 0 && !halo_mode_known(arg)) {
+        char names[128];
+        halo_mode_names(names, sizeof names, ", ");
+        return gol_fail(GOL_EXIT_USAGE, "--halo: '%s' is not one of auto, %s", arg, names);
+    }
+    snprintf(ctx->cfg->halo, sizeof ctx->cfg->halo, "%s", arg);
+    return gol_ok();
 }
 
 /* "packed-lsb" is the name the files' encoding attribute uses; it is accepted, not advertised. */
@@ -632,9 +647,11 @@ static gol_status cross_check(const option_context *ctx) {
     if (cfg->restart[0] && cfg->pattern[0])
         return gol_fail(GOL_EXIT_USAGE,
                         "--restart continues a saved run; it cannot start from --pattern too");
-    if (cfg->halo == GOL_HALO_NCCL && cfg->backend == GOL_BACKEND_CPU)
-        return gol_fail(GOL_EXIT_USAGE, "--halo nccl moves GPU memory; it needs --backend cuda "
-                                        "(or auto), not cpu");
+    if (cfg->backend == GOL_BACKEND_CPU && strcmp(cfg->halo, "auto") != 0 &&
+        !halo_mode_find(cfg->halo, HALO_MEM_HOST))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--halo %s moves GPU memory; it needs --backend cuda (or auto), not cpu",
+                        cfg->halo);
     return gol_ok();
 }
 

@@ -65,7 +65,7 @@ int main(void) {
                c.rule.birth == GOL_RULE_CONWAY_BIRTH &&
                c.rule.survive == GOL_RULE_CONWAY_SURVIVE && !strcmp(c.rule_text, "B3/S23") &&
                c.boundary == GOL_BOUNDARY_TORUS && c.backend == GOL_BACKEND_AUTO &&
-               c.halo == GOL_HALO_AUTO && c.frame_format == GOL_FRAME_U8 && !c.restart[0] &&
+               !strcmp(c.halo, "auto") && c.frame_format == GOL_FRAME_U8 && !c.restart[0] &&
                !c.stats[0] && !c.quiet && !c.no_graphs && !c.size_given && !c.rule_given &&
                !c.boundary_given,
            "defaults");
@@ -87,7 +87,7 @@ int main(void) {
                c.force && c.seed == UINT64_MAX && c.density == 0.125 &&
                !strcmp(c.rule_text, "B36/S23") && c.rule.birth == 0x48 &&
                c.rule.survive == 0x0c && c.rule_given && c.boundary == GOL_BOUNDARY_DEAD &&
-               c.boundary_given && c.backend == GOL_BACKEND_CUDA && c.halo == GOL_HALO_NCCL &&
+               c.boundary_given && c.backend == GOL_BACKEND_CUDA && !strcmp(c.halo, "nccl") &&
                c.frame_format == GOL_FRAME_PACKED && !strcmp(c.stats, "s.json") &&
                c.no_graphs && c.quiet && !c.size_given,
            "every option");
@@ -97,7 +97,7 @@ int main(void) {
     EXPECT(!strcmp(config_frame_format_name(c.frame_format), "packed-lsb"), "packed name");
     EXPECT(!strcmp(config_boundary_name(c.boundary), "dead"), "boundary name");
     EXPECT(!strcmp(config_backend_name(c.backend), "cuda"), "backend name");
-    EXPECT(!strcmp(config_halo_name(c.halo), "nccl"), "halo name");
+    EXPECT(!strcmp(c.halo, "nccl"), "halo name");
 
     c = parse_ok("--pattern|tests/patterns/glider.rle|--at|5,7|--size|64|--density|1|--seed|0");
     EXPECT(!strcmp(c.pattern, "tests/patterns/glider.rle") && c.at_given && c.at_x == 5 &&
@@ -111,11 +111,13 @@ int main(void) {
            "--no-output with --stats");
     c = parse_ok("--restart|life.h5|--steps|10|--backend|cpu|--halo|mpi|--frame-format|u8");
     EXPECT(!strcmp(c.restart, "life.h5") && c.steps == 10 && c.backend == GOL_BACKEND_CPU &&
-               c.halo == GOL_HALO_MPI && c.frame_format == GOL_FRAME_U8,
+               !strcmp(c.halo, "mpi") && c.frame_format == GOL_FRAME_U8,
            "restart");
+    /* a hidden halo mode: accepted, not advertised */
+    c = parse_ok("--halo|none");
+    EXPECT(!strcmp(c.halo, "none"), "--halo none: '%s'", c.halo);
     EXPECT(!strcmp(config_frame_format_name(GOL_FRAME_U8), "u8"), "u8 name");
     EXPECT(!strcmp(config_backend_name(GOL_BACKEND_AUTO), "auto") &&
-               !strcmp(config_halo_name(GOL_HALO_AUTO), "auto") &&
                !strcmp(config_boundary_name(GOL_BOUNDARY_TORUS), "torus"),
            "auto names");
     c = parse_ok("");
@@ -138,6 +140,8 @@ int main(void) {
         "default torus", "default auto", "default u8", "mpirun -n 4 golmpi --size 16384"};
     for (size_t i = 0; text && i < sizeof help_needles / sizeof *help_needles; i++)
         EXPECT(strstr(text, help_needles[i]), "--help lacks '%s'", help_needles[i]);
+    EXPECT(text && strstr(text, "auto | mpi | nccl") && !strstr(text, "none"),
+           "--help lists the visible halo modes only");
     size_t n_names;
     const gol_named_rule *names = rule_names(&n_names);
     for (size_t i = 0; text && i < n_names; i++)
@@ -187,7 +191,7 @@ int main(void) {
     parse_bad("--rule|B3/S23:T64,64", "bounded");
     parse_bad("--boundary|klein", "--boundary: 'klein' is not one of torus, dead");
     parse_bad("--backend|opencl", "--backend: 'opencl' is not one of auto, cpu, cuda");
-    parse_bad("--halo|ucx", "--halo: 'ucx'");
+    parse_bad("--halo|ucx", "--halo: 'ucx' is not one of auto, mpi, nccl");
     parse_bad("--frame-format|x", "--frame-format: 'x' is not one of u8, packed");
     parse_bad("--output|life.hdf5", "--output: 'life.hdf5' does not end in .h5");
     parse_bad("--output|runs/.h5", "no name before .h5");
