@@ -23,6 +23,10 @@
 /* __forceinline__ already says __inline__, and the functions below say inline: nvcc rejects the
  * duplicate, so ask for always_inline alone. */
 #define GOL_HD __host__ __device__ __attribute__((always_inline))
+#elif defined(__GNUC__)
+/* Inlined into every caller, so a caller cloned for AVX2/AVX-512 (target_clones) runs this code
+ * built for its target, not a call into a baseline copy. */
+#define GOL_HD __attribute__((always_inline))
 #else
 #define GOL_HD
 #endif
@@ -173,8 +177,9 @@ static GOL_HD inline uint64_t gol_row_word(const uint64_t *up, const uint64_t *r
  *
  * The loops are branch-free between the row ends, so the compiler vectorises them in a caller
  * built for AVX2/AVX-512. */
-static inline void gol_row_sums(const uint64_t *__restrict__ row, uint64_t *__restrict__ sums,
-                                int64_t nwords, int64_t width, int torus) {
+static GOL_HD inline void gol_row_sums(const uint64_t *__restrict__ row,
+                                       uint64_t *__restrict__ sums, int64_t nwords, int64_t width,
+                                       int torus) {
     uint64_t *lo = sums, *hi = sums + nwords;
     for (int64_t j = 1; j < nwords - 1; j++) {
         gol_sum3 s = gol_sum3_of(gol_west(row[j], row[j - 1] >> 63), row[j],
@@ -194,11 +199,10 @@ static inline void gol_row_sums(const uint64_t *__restrict__ row, uint64_t *__re
 
 /* Row r of the next generation from the sums of rows r-1, r and r+1 and row r's cells, the last
  * word masked to the width. */
-static inline void gol_row_from_sums(const uint64_t *__restrict__ above,
-                                     const uint64_t *__restrict__ mid,
-                                     const uint64_t *__restrict__ below,
-                                     const uint64_t *__restrict__ row, uint64_t *__restrict__ out,
-                                     int64_t nwords, int64_t width, gol_rule rule) {
+static GOL_HD inline void
+gol_row_from_sums(const uint64_t *__restrict__ above, const uint64_t *__restrict__ mid,
+                  const uint64_t *__restrict__ below, const uint64_t *__restrict__ row,
+                  uint64_t *__restrict__ out, int64_t nwords, int64_t width, gol_rule rule) {
     for (int64_t j = 0; j < nwords; j++) {
         gol_sum3 a = {above[j], above[nwords + j]}, m = {mid[j], mid[nwords + j]},
                  d = {below[j], below[nwords + j]};
