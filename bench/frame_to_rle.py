@@ -1,60 +1,45 @@
 #!/usr/bin/env python3
-"""Write frame T of a golmpi output file as an RLE with a Golly torus rule, so bgolly starts
-from exactly the grid golmpi starts from:  frame_to_rle.py life.h5 soup.rle [T]"""
-import re
+"""Write frame T of a golmpi output file as an RLE with a Golly bounded-grid rule (":T" for a torus
+run, ":P" for a dead boundary), so Golly or bgolly starts from exactly the grid golmpi holds:
+
+    frame_to_rle.py life.h5 soup.rle [T]      (T: the frame's index, default the last)
+
+The RLE itself is written by `golmpi-render --rle` (tools/render_rle.c), the one writer of it;
+this script only finds the tool and turns a frame index into the generation it asks for. It looks
+for golmpi-render in $GOLMPI_RENDER, beside an installed golmpi (<prefix>/bin, this script being
+in <prefix>/share/golmpi/bench), in the source tree's build/tools/, then on PATH."""
+import os
+import shutil
+import subprocess
 import sys
 
-import h5py
-import numpy as np
 
-
-def rows_to_rle(cells):
-    out = []
-    for row in cells:
-        alive = np.flatnonzero(row)
-        line, x = [], 0
-        # runs of consecutive live cells
-        if len(alive):
-            breaks = np.flatnonzero(np.diff(alive) != 1) + 1
-            for run in np.split(alive, breaks):
-                gap = int(run[0]) - x
-                if gap:
-                    line.append(f"{gap if gap > 1 else ''}b")
-                n = len(run)
-                line.append(f"{n if n > 1 else ''}o")
-                x = int(run[-1]) + 1
-        out.append("".join(line))
-    return out
+def find_render():
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [
+        os.environ.get("GOLMPI_RENDER", ""),
+        os.path.join(here, "..", "..", "..", "bin", "golmpi-render"),
+        os.path.join(here, "..", "build", "tools", "golmpi-render"),
+        shutil.which("golmpi-render") or "",
+    ]
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    sys.exit("frame_to_rle.py: golmpi-render not found (build it, install it, put it on PATH, "
+             "or set GOLMPI_RENDER)")
 
 
 def main():
+    if len(sys.argv) not in (3, 4):
+        sys.exit(__doc__)
     src, dst = sys.argv[1], sys.argv[2]
-    with h5py.File(src, "r") as f:
-        t = int(sys.argv[3]) if len(sys.argv) > 3 else f["frames"].shape[0] - 1
-        frame = f["frames"][t]
-        width, height = int(f.attrs["width"]), int(f.attrs["height"])
-        rule = f.attrs["rule"]
-        rule = rule.decode() if isinstance(rule, bytes) else str(rule)
-        boundary = f.attrs["boundary"]
-        boundary = boundary.decode() if isinstance(boundary, bytes) else str(boundary)
-        if frame.shape[1] != width:
-            frame = np.unpackbits(frame, axis=1, bitorder="little")[:, :width]
-    grid = "T" if boundary == "torus" else "P"
-    lines = rows_to_rle(frame)
-    # lines of at most 70 characters, broken between tokens so no run count is split
-    tokens = re.findall(r"\d*[bo$!]", "$".join(lines) + "!")
-    text, line = [], ""
-    for tok in tokens:
-        if len(line) + len(tok) > 70:
-            text.append(line)
-            line = ""
-        line += tok
-    text.append(line)
-    with open(dst, "w") as f:
-        # Golly centres a bounded grid on the origin: place the pattern's top-left cell there
-        f.write(f"#CXRLE Pos={-(width // 2)},{-(height // 2)}\n")
-        f.write(f"x = {width}, y = {height}, rule = {rule}:{grid}{width},{height}\n")
-        f.write("\n".join(text) + "\n")
+    cmd = [find_render(), "--rle", "-o", dst]
+    if len(sys.argv) == 4:
+        import h5py  # only to turn the index T into its generation
+
+        with h5py.File(src, "r") as f:
+            cmd += ["--frame", str(int(f["generations"][int(sys.argv[3])]))]
+    sys.exit(subprocess.run(cmd + [src], stdout=subprocess.DEVNULL).returncode)
 
 
 if __name__ == "__main__":

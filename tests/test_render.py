@@ -7,6 +7,7 @@ The PNGs are decoded here with zlib only, so the test needs no imaging library.
 """
 import argparse
 import os
+import re
 import shlex
 import struct
 import subprocess
@@ -23,57 +24,117 @@ def fail(msg):
     sys.exit(1)
 
 
-def read_png(path):
-    """RGB8 non-interlaced PNG -> uint8 array [H, W, 3]."""
+def png_chunks(path):
+    """Every chunk of a PNG file as (type, body), each CRC checked."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         fail(f"{path}: not a PNG")
-    pos, idat, hdr = 8, b"", None
+    pos, chunks = 8, []
     while pos < len(data):
         (length,) = struct.unpack(">I", data[pos:pos + 4])
         kind = data[pos + 4:pos + 8]
         body = data[pos + 8:pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        if zlib.crc32(kind + body) != crc:
+            fail(f"{path}: bad CRC in chunk {kind!r} at byte {pos}")
+        chunks.append((kind, body))
         pos += 12 + length
-        if kind == b"IHDR":
-            hdr = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        elif kind == b"IEND":
+        if kind == b"IEND":
             break
-    w, h, depth, ctype, _, _, interlace = hdr
-    if (depth, ctype, interlace) != (8, 2, 0):
-        fail(f"{path}: expected 8-bit RGB non-interlaced, got depth {depth} type {ctype}")
-    raw = zlib.decompress(idat)
+    if not chunks or chunks[-1][0] != b"IEND" or pos != len(data):
+        fail(f"{path}: no IEND at the end")
+    return chunks
+
+
+def unfilter(path, raw, w, h):
+    """The inflated image data of an RGB8 image -> uint8 array [H, W, 3]."""
     bpp, stride = 3, w * 3
+    if len(raw) != h * (stride + 1):
+        fail(f"{path}: {len(raw)} bytes of image data, expected {h * (stride + 1)}")
     out = np.zeros((h, stride), dtype=np.int64)
     prev = np.zeros(stride, dtype=np.int64)
     for y in range(h):
         ftype = raw[y * (stride + 1)]
         line = np.frombuffer(raw, dtype=np.uint8, count=stride, offset=y * (stride + 1) + 1).astype(np.int64)
-        cur = np.zeros(stride, dtype=np.int64)
-        for x in range(stride):
-            a = cur[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if ftype == 0:
-                pred = 0
-            elif ftype == 1:
-                pred = a
-            elif ftype == 2:
-                pred = b
-            elif ftype == 3:
-                pred = (a + b) // 2
-            elif ftype == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-            else:
-                fail(f"{path}: bad filter {ftype}")
-            cur[x] = (line[x] + pred) & 0xFF
+        if ftype == 0:
+            cur = line
+        elif ftype == 1:  # Sub: a running sum per channel
+            cur = np.cumsum(line.reshape(w, bpp), axis=0).ravel() & 0xFF
+        elif ftype == 2:  # Up
+            cur = (line + prev) & 0xFF
+        else:
+            cur = np.zeros(stride, dtype=np.int64)
+            for x in range(stride):
+                a = cur[x - bpp] if x >= bpp else 0
+                b = prev[x]
+                c = prev[x - bpp] if x >= bpp else 0
+                if ftype == 3:
+                    pred = (a + b) // 2
+                elif ftype == 4:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                else:
+                    fail(f"{path}: bad filter {ftype}")
+                cur[x] = (line[x] + pred) & 0xFF
         out[y] = cur
         prev = cur
     return out.reshape(h, w, 3).astype(np.uint8)
+
+
+def read_header(path, chunks):
+    kind, body = chunks[0]
+    if kind != b"IHDR":
+        fail(f"{path}: the first chunk is {kind!r}, not IHDR")
+    w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+    if (depth, ctype, interlace) != (8, 2, 0):
+        fail(f"{path}: expected 8-bit RGB non-interlaced, got depth {depth} type {ctype}")
+    return w, h
+
+
+def read_png(path):
+    """RGB8 non-interlaced PNG -> uint8 array [H, W, 3]."""
+    chunks = png_chunks(path)
+    w, h = read_header(path, chunks)
+    idat = b"".join(body for kind, body in chunks if kind == b"IDAT")
+    return unfilter(path, zlib.decompress(idat), w, h)
+
+
+def read_apng(path):
+    """Animated PNG -> (plays, [(delay in seconds, uint8 [H, W, 3])]), checked against the APNG
+    spec: acTL before the image data, sequence numbers 0, 1, 2, ... over fcTL and fdAT, every
+    frame full size at 0,0, the first frame's data in IDAT (the still image)."""
+    chunks = png_chunks(path)
+    w, h = read_header(path, chunks)
+    kinds = [k for k, _ in chunks]
+    if b"acTL" not in kinds or kinds.index(b"acTL") > kinds.index(b"IDAT"):
+        fail(f"{path}: no acTL before IDAT: not an animated PNG")
+    nframes, plays = struct.unpack(">II", chunks[kinds.index(b"acTL")][1])
+    frames, seq, cur = [], 0, None
+    for kind, body in chunks:
+        if kind in (b"fcTL", b"fdAT"):
+            (n,) = struct.unpack(">I", body[:4])
+            if n != seq:
+                fail(f"{path}: sequence number {n}, expected {seq}")
+            seq += 1
+        if kind == b"fcTL":
+            _, fw, fh, fx, fy, dnum, dden, dispose, blend = struct.unpack(">IIIIIHHBB", body)
+            if (fw, fh, fx, fy) != (w, h, 0, 0):
+                fail(f"{path}: frame {len(frames)} is {fw}x{fh} at {fx},{fy}, not the whole {w}x{h}")
+            cur = [dnum / (dden or 100), b""]
+            frames.append(cur)
+        elif kind == b"IDAT":
+            if len(frames) != 1:
+                fail(f"{path}: IDAT outside the first frame")
+            cur[1] += body
+        elif kind == b"fdAT":
+            if len(frames) < 2:
+                fail(f"{path}: fdAT in the first frame")
+            cur[1] += body[4:]
+    if len(frames) != nframes:
+        fail(f"{path}: acTL says {nframes} frames, the file holds {len(frames)}")
+    return plays, [(d, unfilter(path, zlib.decompress(data), w, h)) for d, data in frames]
 
 
 def colour(hexstr):
@@ -91,14 +152,18 @@ def expected_image(grid, bw, bh, dead, alive):
 
 
 def run(cmd, expect_ok=True):
+    """expect_ok False: bad input, which must exit 2 with one line on stderr."""
     print("+ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True)
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
     if expect_ok and p.returncode != 0:
         fail(f"exit code {p.returncode}: {' '.join(cmd)}")
-    if not expect_ok and p.returncode == 0:
-        fail(f"expected a non-zero exit: {' '.join(cmd)}")
+    if not expect_ok:
+        if p.returncode != 2:
+            fail(f"expected exit code 2 (bad input), got {p.returncode}: {' '.join(cmd)}")
+        if len(p.stderr.splitlines()) != 1 or not p.stderr.startswith("golmpi-render: error: "):
+            fail(f"expected one 'golmpi-render: error:' line on stderr, got {p.stderr!r}")
     return p
 
 
@@ -246,6 +311,203 @@ def real_run(render, golmpi, launcher, tmp):
                     f"real run ({fmt}) chunk {chunks[-1]}, generation {cg[0]}, 2:1")
 
 
+def zoomed(img, n):
+    return np.repeat(np.repeat(img, n, axis=0), n, axis=1)
+
+
+def check_pixels(got, want, what):
+    if got.shape != want.shape:
+        fail(f"{what}: image shape {got.shape}, expected {want.shape}")
+    if not np.array_equal(got, want):
+        bad = np.argwhere((got != want).any(axis=2))
+        y, x = bad[0]
+        fail(f"{what}: {len(bad)} pixels differ, first at (x={x}, y={y}): got {got[y, x]}, want {want[y, x]}")
+    print(f"ok: {what}")
+
+
+def check_animation(path, wants, delay_s, plays, what):
+    got_plays, frames = read_apng(path)
+    if got_plays != plays:
+        fail(f"{what}: acTL plays {got_plays}, expected {plays}")
+    if len(frames) != len(wants):
+        fail(f"{what}: {len(frames)} frames, expected {len(wants)}")
+    for i, ((delay, img), want) in enumerate(zip(frames, wants)):
+        if abs(delay - delay_s) > 1e-9:
+            fail(f"{what}: frame {i} delay {delay} s, expected {delay_s} s")
+        check_pixels(img, want, f"{what}, frame {i}")
+
+
+def crop_zoom_animate(render, tmp):
+    """--crop, --zoom and --animate on small files whose every pixel is known."""
+    rng = np.random.default_rng(777)
+    h, w = 9, 14
+    frames = (rng.random((4, h, w)) < 0.4).astype(np.uint8)
+    gens = [0, 3, 6, 9]
+    alive, dead = "20e040", "301008"
+    for packed in (False, True):
+        tag = "packed" if packed else "u8"
+        src = os.path.join(tmp, f"anim_{tag}_000000-000009.h5")
+        write_golmpi_file(src, frames, gens, packed=packed, fixed_strings=packed)
+        cx, cy, cw, ch = 3, 2, 7, 5
+        crop = frames[:, cy:cy + ch, cx:cx + cw]
+        colours = ["--alive", alive, "--dead", dead]
+
+        out = os.path.join(tmp, f"crop_{tag}.png")
+        run([render, "--frame", "3", "--crop", f"{cx},{cy},{cw},{ch}", "-o", out] + colours + [src])
+        check_image(out, expected_image(crop[1], 1, 1, dead, alive), f"{tag}: --crop 1:1")
+
+        out = os.path.join(tmp, f"zoom_{tag}.png")
+        run([render, "--frame", "6", "--crop", f"{cx},{cy},{cw},{ch}", "--zoom", "5", "-o", out] + colours + [src])
+        check_image(out, zoomed(expected_image(crop[2], 1, 1, dead, alive), 5), f"{tag}: --crop --zoom 5")
+
+        out = os.path.join(tmp, f"zoomall_{tag}.png")
+        run([render, "--zoom", "3", "-o", out] + colours + [src])
+        check_image(out, zoomed(expected_image(frames[3], 1, 1, dead, alive), 3), f"{tag}: --zoom 3, whole grid")
+
+        # a crop downsampled: --width on the crop, 2x2 blocks of it
+        out = os.path.join(tmp, f"cropdown_{tag}.png")
+        run([render, "--frame", "0", "--crop", "2,1,12,8", "--width", "6", "-o", out, src])
+        check_image(out, expected_image(frames[0, 1:9, 2:14], 2, 2, "000000", "ffffff"), f"{tag}: --crop then 2:1")
+
+        out = os.path.join(tmp, f"anim_{tag}.png")
+        run([render, "--animate", "--range", "3:9", "--crop", f"{cx},{cy},{cw},{ch}", "--zoom", "2",
+             "--delay", "40", "--loop", "3", "-o", out] + colours + [src])
+        check_animation(out, [zoomed(expected_image(crop[i], 1, 1, dead, alive), 2) for i in (1, 2, 3)],
+                        0.040, 3, f"{tag}: --animate --range 3:9 --crop --zoom 2")
+
+        out = os.path.join(tmp, f"animall_{tag}.png")
+        run([render, "--animate", "-o", out, src])
+        check_animation(out, [expected_image(frames[i], 1, 1, "000000", "ffffff") for i in range(4)],
+                        0.100, 0, f"{tag}: --animate, every frame, defaults")
+        # a viewer without APNG support shows the first frame: IDAT holds it
+        check_image(out, expected_image(frames[0], 1, 1, "000000", "ffffff"), f"{tag}: APNG still image")
+
+    # an APNG larger than one 64 KiB deflate buffer: the image data spans several fdAT chunks
+    big = (rng.random((3, 360, 1024)) < 0.5).astype(np.uint8)
+    bsrc = os.path.join(tmp, "bigAnim_000000-000002.h5")
+    write_golmpi_file(bsrc, big, [0, 1, 2])
+    out = os.path.join(tmp, "big_anim.png")
+    run([render, "--animate", "--zoom", "1", "--alive", alive, "--dead", dead, "-o", out, bsrc])
+    if sum(1 for k, _ in png_chunks(out) if k == b"fdAT") <= 2:
+        fail("big animation: expected frames of several fdAT chunks")
+    check_animation(out, [expected_image(big[i], 1, 1, dead, alive) for i in range(3)],
+                    0.100, 0, "APNG of several data chunks a frame")
+
+
+def version_and_errors(render, tmp):
+    p = run([render, "--version"])
+    if not p.stdout.startswith("golmpi-render ") or "libpng" not in p.stdout:
+        fail(f"--version: {p.stdout!r}")
+    p = run([render, "--help"])
+    for opt in ("--crop X,Y,W,H", "--zoom N", "--animate", "--delay MS", "--loop N", "--rle", "--version"):
+        if opt not in p.stdout:
+            fail(f"--help lacks {opt}")
+    p = subprocess.run([render], capture_output=True, text=True)
+    if p.returncode != 2 or "usage: golmpi-render" not in p.stderr:
+        fail(f"no arguments: expected usage on stderr and exit 2, got {p.returncode} {p.stderr!r}")
+    src = os.path.join(tmp, "err_000000-000001.h5")
+    write_golmpi_file(src, np.zeros((2, 8, 10), np.uint8), [0, 1])
+    for args, text in (
+        (["--crop", "1,2,3", src], "--crop: '1,2,3' is not X,Y,W,H"),
+        (["--crop", "1,2,0,4", src], "is not X,Y,W,H"),
+        (["--crop", "-1,2,3,4", src], "is not X,Y,W,H"),
+        (["--crop", "5,2,6,4", src], "--crop 5,2,6,4 does not fit the 10x8 grid"),
+        (["--crop", "0,8,1,1", src], "does not fit"),
+        (["--zoom", "0", src], "--zoom: '0' is not an integer in 1.."),
+        (["--zoom", "2", "--width", "5", src], "--zoom sets the image size"),
+        (["--delay", "50", src], "--delay applies to --animate only"),
+        (["--animate", "--delay", "70000", src], "--delay: '70000' is not an integer in 0..65535"),
+        (["--animate", "--frame", "1", src], "--animate plays the frames of --range"),
+        (["--animate", "--range", "5:9", src], "no frame with a generation in 5:9"),
+        (["--rle", "--zoom", "2", src], "--rle writes cells, not pixels: --zoom does not apply"),
+        (["--rle", "--range", "0:1", src], "--rle writes one frame"),
+        (["--rle", "--animate", src], "--animate and --rle cannot be used together"),
+        (["--rle=yes", src], "--rle takes no value"),
+        (["--frame", "1"], "no input file given"),
+    ):
+        p = run([render, "-o", os.path.join(tmp, "err.out")] + args, expect_ok=False)
+        if text not in p.stderr:
+            fail(f"error message for {args} lacks '{text}': {p.stderr!r}")
+    if os.path.exists(os.path.join(tmp, "err.out")):
+        fail("a failed render left an output file")
+    print("ok: --version, --help and the errors of the new options")
+
+
+def parse_rle(path):
+    """A reference reader for the test: (header line, grid) of an RLE file."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for ln in lines:
+        if len(ln) > 70:
+            fail(f"{path}: line of {len(ln)} characters (at most 70): {ln!r}")
+    body = [ln for ln in lines if not ln.startswith("#")]
+    header, text = body[0], "".join(body[1:])
+    m = re.fullmatch(r"x = (\d+), y = (\d+), rule = (\S+)", header)
+    if not m:
+        fail(f"{path}: header {header!r}")
+    w, h = int(m.group(1)), int(m.group(2))
+    grid = np.zeros((h, w), np.uint8)
+    x = y = 0
+    for num, tag in re.findall(r"(\d*)([bo$!])", text):
+        k = int(num or 1)
+        if tag == "o":
+            grid[y, x:x + k] = 1
+        if tag in "ob":
+            x += k
+        elif tag == "$":
+            y, x = y + k, 0
+        else:
+            break
+    if not text.endswith("!"):
+        fail(f"{path}: does not end with '!'")
+    return header, grid
+
+
+def rle_roundtrip(render, golmpi, launcher, tmp):
+    """--rle of a frame and of a crop, read back by golmpi's own pattern reader (--steps 0): the
+    frame golmpi starts from must be the cells the RLE was cut from, with the run's rule and the
+    boundary of its bounded-grid suffix."""
+    size = 48
+    for boundary, fmt, rule in (("torus", "u8", "B36/S23"), ("dead", "packed", "B3/S23")):
+        d = os.path.join(tmp, f"rle_{boundary}")
+        os.makedirs(d)
+        base = os.path.join(d, "life.h5")
+        run(launcher + [golmpi, "--backend", "cpu", "--size", str(size), "--steps", "8", "--save-every", "4",
+                        "--chunk", "2", "--seed", "11", "--density", "0.3", "--rule", rule,
+                        "--boundary", boundary, "--frame-format", fmt, "--quiet", "--output", base])
+        with h5py.File(base, "r") as f:
+            frames = f["frames"][...]
+            gens = f["generations"][...].tolist()
+        if fmt == "packed":
+            frames = np.unpackbits(frames, axis=2, bitorder="little")[:, :, :size]
+        letter = "T" if boundary == "torus" else "P"
+        for crop, gen in ((None, gens[-1]), ((5, 7, 31, 17), 4)):
+            x, y, w, h = crop or (0, 0, size, size)
+            want = frames[gens.index(gen), y:y + h, x:x + w]
+            rle = os.path.join(d, f"g{gen}_{w}x{h}.rle")
+            cmd = [render, "--rle", "--frame", str(gen), "-o", rle]
+            run(cmd + (["--crop", ",".join(map(str, crop))] if crop else []) + [base])
+            header, grid = parse_rle(rle)
+            expect = f"x = {w}, y = {h}, rule = {rule}:{letter}{w},{h}"
+            if header != expect:
+                fail(f"{rle}: header {header!r}, expected {expect!r}")
+            if not np.array_equal(grid, want):
+                fail(f"{rle}: the RLE's cells differ from the frame's")
+            back = os.path.join(d, f"back_{gen}_{w}x{h}.h5")
+            run(launcher + [golmpi, "--backend", "cpu", "--pattern", rle, "--steps", "0", "--quiet",
+                            "--output", back])
+            with h5py.File(back, "r") as f:
+                got = f["frames"][0]
+                attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+            if attrs["boundary"] != boundary or attrs["rule"] != rule or got.shape != want.shape:
+                fail(f"{rle}: golmpi read it as {attrs['rule']} {attrs['boundary']} {got.shape}, "
+                     f"expected {rule} {boundary} {want.shape}")
+            if not np.array_equal(got, want):
+                fail(f"{rle}: golmpi's start frame differs from the frame in {int((got != want).sum())} cells")
+            print(f"ok: --rle {boundary} {fmt} generation {gen} crop {crop}: golmpi reads back the same "
+                  f"{w}x{h} cells ({int(want.sum())} alive)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--render", required=True)
@@ -254,8 +516,11 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="golmpi_render_") as tmp:
         synthetic(args.render, tmp)
+        crop_zoom_animate(args.render, tmp)
+        version_and_errors(args.render, tmp)
         if args.golmpi:
             real_run(args.render, args.golmpi, shlex.split(args.launcher), tmp)
+            rle_roundtrip(args.render, args.golmpi, shlex.split(args.launcher), tmp)
     print("PASS")
 
 
