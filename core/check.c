@@ -2,18 +2,27 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static void die_print(const char *file, int line, const char *call, const char *lib,
-                      const char *err) {
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
+/* This process's host name and world rank (-1 before MPI_Init), for messages on the way out. */
+static int whoami(char *host, size_t len) {
+    snprintf(host, len, "?");
+    gethostname(host, len - 1);
+    host[len - 1] = '\0'; /* gethostname need not terminate a truncated name */
     int rank = -1, inited = 0;
     MPI_Initialized(&inited);
     if (inited) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+static void die_print(const char *file, int line, const char *call, const char *lib,
+                      const char *err) {
+    char host[256];
+    int rank = whoami(host, sizeof host);
     fprintf(stderr, "golmpi: %s error on host %s, rank %d, %s:%d\n  call: %s\n  error: %s\n", lib,
             host, rank, file, line, call, err);
     fflush(stderr);
@@ -29,6 +38,18 @@ static void __attribute__((noreturn)) die_abort(void) {
 
 void gol_die(const char *file, int line, const char *call, const char *lib, const char *err) {
     die_print(file, line, call, lib, err);
+    die_abort();
+}
+
+void gol_abort_msg(const char *fmt, ...) {
+    char host[256], msg[1024];
+    int rank = whoami(host, sizeof host);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "golmpi: rank %d on host %s: %s\n", rank, host, msg);
+    fflush(stderr);
     die_abort();
 }
 

@@ -62,10 +62,11 @@ struct gol_halo {
     void *impl;
 };
 
-gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, MPI_Comm comm, void *stream) {
+gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, MPI_Comm comm, void *stream,
+                      double timeout_s) {
     gol_halo *h = gol_xcalloc(1, sizeof *h);
     h->mode = mode;
-    h->impl = mode->ops->create(slab, comm, stream);
+    h->impl = mode->ops->create(slab, comm, stream, timeout_s);
     return h;
 }
 

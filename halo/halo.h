@@ -19,8 +19,10 @@ enum { HALO_MEM_HOST = 1, HALO_MEM_DEVICE = 2 };
  * types; host modes get NULL and ignore it. */
 typedef struct halo_ops {
     /* Sets the exchange up for this slab over comm. Collective over comm; may block (it may
-     * connect to the neighbours). The CUDA device must already be chosen for device modes. */
-    void *(*create)(const gol_slab *slab, MPI_Comm comm, void *stream);
+     * connect to the neighbours). The CUDA device must already be chosen for device modes.
+     * timeout_s (--timeout; 0: forever) bounds how long a wait may wait on a neighbour before it
+     * aborts every rank, naming the neighbour. */
+    void *(*create)(const gol_slab *slab, MPI_Comm comm, void *stream, double timeout_s);
     /* Starts one exchange: top <- last owned row of the rank above, bottom <- first owned row of
      * the rank below, and the mirror sends of first and last. Rows are slab->nwords words. Past a
      * dead boundary the halo row is not touched (the caller keeps it zero). Collective with the
@@ -78,7 +80,8 @@ void halo_mode_names(char *buf, size_t len, const char *sep);
 typedef struct gol_halo gol_halo;
 
 /* The calls below dispatch to the mode's ops; their contracts are stated there. */
-gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, MPI_Comm comm, void *stream);
+gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, MPI_Comm comm, void *stream,
+                      double timeout_s);
 const char *halo_name(const gol_halo *h);
 void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_t *top,
                uint64_t *bottom);

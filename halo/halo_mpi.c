@@ -1,6 +1,13 @@
 /* Halo mode "mpi" on host memory: non-blocking MPI. post posts the receives and sends, the caller
- * computes the interior, wait waits. The CPU backend's mode; the GPU's MPI mode builds on it. */
+ * computes the interior, wait waits. The CPU backend's mode; the GPU's MPI mode builds on it.
+ *
+ * With a timeout, wait polls instead of blocking in MPI_Waitall: a neighbour that stops answering
+ * (stopped, hung, its node gone quiet) would otherwise hold this rank, and through it every rank,
+ * forever. Past the deadline it names the neighbours whose messages did not arrive and aborts
+ * every rank. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/check.h"
 #include "core/trace.h"
@@ -10,23 +17,48 @@
  * sent up and the row sent down still land in the right halos. */
 enum { TAG_TO_UP = 11, TAG_TO_DOWN = 12 };
 
+/* Polling: this many MPI_Testsome calls back to back (the rows have usually arrived while the
+ * interior was computed, or arrive within microseconds), then a test every POLL_SLEEP_NS, so a
+ * long wait leaves the core to the OpenMP threads and the other ranks on the node. */
+enum { POLL_SPINS = 64, POLL_SLEEP_NS = 50000 };
+/* A gap this long between two polls means this rank itself was not running (stopped, then
+ * continued, as mpiexec does before it kills): that time is no neighbour's silence. */
+#define POLL_GAP_S 1.0
+
 typedef struct halo_mpi {
     MPI_Comm comm;
     int up, down;
     int count; /* words per row; a row of 2^31 words would be 2^37 cells, beyond our limits */
     MPI_Request req[4];
+    int peer[4];     /* the rank (in comm) each request talks to */
+    bool is_recv[4]; /* a receive (the peer's row did not arrive) or a send (not taken) */
     int nreq;
+    double timeout_s; /* 0: MPI_Waitall, forever */
     double seconds;
 } halo_mpi;
 
-static void *mpi_create(const gol_slab *slab, MPI_Comm comm, void *stream) {
+static void *mpi_create(const gol_slab *slab, MPI_Comm comm, void *stream, double timeout_s) {
     (void)stream;
     halo_mpi *h = gol_xcalloc(1, sizeof *h);
     MPI_CHECK(MPI_Comm_dup(comm, &h->comm));
     h->up = slab->up;
     h->down = slab->down;
     h->count = (int)slab->nwords;
+    h->timeout_s = timeout_s;
     return h;
+}
+
+/* The exchange with one neighbour: its row into halo_row, ours (own_row) to it. */
+static void post_peer(halo_mpi *h, int peer, uint64_t *halo_row, int recv_tag,
+                      const uint64_t *own_row, int send_tag) {
+    h->peer[h->nreq] = peer;
+    h->is_recv[h->nreq] = true;
+    MPI_CHECK(
+        MPI_Irecv(halo_row, h->count, MPI_UINT64_T, peer, recv_tag, h->comm, &h->req[h->nreq++]));
+    h->peer[h->nreq] = peer;
+    h->is_recv[h->nreq] = false;
+    MPI_CHECK(
+        MPI_Isend(own_row, h->count, MPI_UINT64_T, peer, send_tag, h->comm, &h->req[h->nreq++]));
 }
 
 static void mpi_post(void *impl, const uint64_t *first, const uint64_t *last, uint64_t *top,
@@ -35,25 +67,82 @@ static void mpi_post(void *impl, const uint64_t *first, const uint64_t *last, ui
     double t0 = MPI_Wtime();
     trace_push("halo");
     h->nreq = 0;
-    if (h->up >= 0) {
-        MPI_CHECK(MPI_Irecv(top, h->count, MPI_UINT64_T, h->up, TAG_TO_DOWN, h->comm,
-                            &h->req[h->nreq++]));
-        MPI_CHECK(MPI_Isend(first, h->count, MPI_UINT64_T, h->up, TAG_TO_UP, h->comm,
-                            &h->req[h->nreq++]));
-    }
-    if (h->down >= 0) {
-        MPI_CHECK(MPI_Irecv(bottom, h->count, MPI_UINT64_T, h->down, TAG_TO_UP, h->comm,
-                            &h->req[h->nreq++]));
-        MPI_CHECK(MPI_Isend(last, h->count, MPI_UINT64_T, h->down, TAG_TO_DOWN, h->comm,
-                            &h->req[h->nreq++]));
-    }
+    if (h->up >= 0) post_peer(h, h->up, top, TAG_TO_DOWN, first, TAG_TO_UP);
+    if (h->down >= 0) post_peer(h, h->down, bottom, TAG_TO_UP, last, TAG_TO_DOWN);
     h->seconds += MPI_Wtime() - t0;
+}
+
+/* The distinct peers of the open requests of one kind (receives or sends), into names. */
+static int open_peers(const halo_mpi *h, bool is_recv, int names[4]) {
+    int n = 0;
+    for (int i = 0; i < h->nreq; i++) {
+        if (h->req[i] == MPI_REQUEST_NULL || h->is_recv[i] != is_recv) continue;
+        bool seen = false;
+        for (int j = 0; j < n; j++)
+            seen = seen || names[j] == h->peer[i];
+        if (!seen) names[n++] = h->peer[i];
+    }
+    return n;
+}
+
+/* Names the neighbours that stopped answering: those whose rows did not arrive ("no halo row
+ * arrived from rank 2 (below)"), or else, when every row arrived, those that did not take ours
+ * (a large row waits for its receiver). */
+static void say_silent(const halo_mpi *h, char *buf, size_t len) {
+    int names[4];
+    bool rows_missing = true;
+    int n = open_peers(h, true, names);
+    if (n == 0) {
+        rows_missing = false;
+        n = open_peers(h, false, names);
+    }
+    size_t used = (size_t)snprintf(
+        buf, len, "%s rank%s",
+        rows_missing ? "no halo row arrived from" : "no halo row was taken by", n > 1 ? "s" : "");
+    for (int j = 0; j < n && used < len; j++) {
+        const char *where = h->up == h->down    ? "above and below"
+                            : names[j] == h->up ? "above"
+                                                : "below";
+        used += (size_t)snprintf(buf + used, len - used, "%s%d (%s)", j ? " and " : " ", names[j],
+                                 where);
+    }
+}
+
+/* MPI_Testsome until every request is done or the deadline passes; past it, abort every rank
+ * with a message. Testsome, not Testall: Testall leaves every request open until all are done,
+ * and the message must say which neighbour is silent. */
+static void wait_polling(halo_mpi *h) {
+    double last = MPI_Wtime(), waited = 0.0;
+    int open = h->nreq, done_idx[4];
+    for (long spin = 0; open > 0; spin++) {
+        int ndone = 0;
+        MPI_CHECK(MPI_Testsome(h->nreq, h->req, &ndone, done_idx, MPI_STATUSES_IGNORE));
+        if (ndone == MPI_UNDEFINED) break; /* no request left open */
+        open -= ndone;
+        if (open == 0) break;
+        double now = MPI_Wtime();
+        if (now - last < POLL_GAP_S) waited += now - last;
+        last = now;
+        if (waited > h->timeout_s) {
+            char silent[160];
+            say_silent(h, silent, sizeof silent);
+            gol_abort_msg("%s for %.1f s (--timeout %g): stopped answering; aborting every rank",
+                          silent, waited, h->timeout_s);
+        }
+        if (spin >= POLL_SPINS) {
+            struct timespec ts = {0, POLL_SLEEP_NS};
+            nanosleep(&ts, NULL);
+        }
+    }
 }
 
 static void mpi_wait(void *impl) {
     halo_mpi *h = impl;
     double t0 = MPI_Wtime();
-    MPI_CHECK(MPI_Waitall(h->nreq, h->req, MPI_STATUSES_IGNORE));
+    if (h->timeout_s > 0)
+        wait_polling(h);
+    else
+        MPI_CHECK(MPI_Waitall(h->nreq, h->req, MPI_STATUSES_IGNORE));
     h->nreq = 0;
     trace_pop();
     h->seconds += MPI_Wtime() - t0;

@@ -33,9 +33,9 @@ static int query_cuda_aware_mpi(void) {
 #endif
 }
 
-static void *staged_create(const gol_slab *slab, MPI_Comm comm, void *stream) {
+static void *staged_create(const gol_slab *slab, MPI_Comm comm, void *stream, double timeout_s) {
     halo_mpi_staged *h = gol_xcalloc(1, sizeof *h);
-    h->host = halo_create(halo_mode_find("mpi", HALO_MEM_HOST), slab, comm, NULL);
+    h->host = halo_create(halo_mode_find("mpi", HALO_MEM_HOST), slab, comm, NULL, timeout_s);
     h->up = slab->up;
     h->down = slab->down;
     h->nwords = slab->nwords;

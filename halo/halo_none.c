@@ -7,9 +7,10 @@
 #include "core/check.h"
 #include "halo/halo.h"
 
-static void *none_create(const gol_slab *slab, MPI_Comm comm, void *stream) {
+static void *none_create(const gol_slab *slab, MPI_Comm comm, void *stream, double timeout_s) {
     (void)comm;
     (void)stream;
+    (void)timeout_s; /* nothing to wait for */
     if (slab->rank == 0)
         fprintf(stderr, "golmpi: --halo none: the halo exchange is skipped (a benchmarking aid: "
                         "the grid it computes is wrong)\n");

@@ -69,7 +69,6 @@ static void step_row(cpu_backend *c, int64_t r) {
 
 static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
                         MPI_Comm comm) {
-    (void)cfg;
     const halo_mode *mode = halo_mode_find(halo, HALO_MEM_HOST);
     if (!mode)
         gol_die(__FILE__, __LINE__, "halo_mode_find", "golmpi", "no host halo mode of that name");
@@ -79,7 +78,7 @@ static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config
     int64_t words = (slab->rows + 2) * slab->nwords;
     /* calloc: halo rows past a dead boundary stay zero for the whole run */
     for (int b = 0; b < 2; b++) c->grid[b] = gol_xcalloc((size_t)words, sizeof(uint64_t));
-    c->halo = halo_create(mode, slab, comm, NULL);
+    c->halo = halo_create(mode, slab, comm, NULL, cfg->timeout_s);
     return c;
 }
 

@@ -203,7 +203,7 @@ static void *cuda_create(const char *halo, const gol_slab *slab, const gol_confi
     create_events(cb);                /* fork and join, the halo sample, frame timers */
     alloc_slabs(cb);                  /* two zeroed grid buffers and the population counter */
     /* collective: the halo mode may connect to the neighbours (NCCL) */
-    cb->halo = halo_create(mode, slab, comm, cb->comm);
+    cb->halo = halo_create(mode, slab, comm, cb->comm, cfg->timeout_s);
     CUDA_CHECK(cudaStreamSynchronize(cb->compute));
     warm_up_and_capture(cb, cfg); /* warm-up exchanges, then graphs where the mode allows */
     return cb;
