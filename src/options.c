@@ -100,6 +100,10 @@ static const gol_option table[] = {
     {.name = "no-graphs", .group = "Run",
      .help = "CUDA: launch per generation, no CUDA graph replay",
      .apply = apply_flag, FIELD(no_graphs)},
+    {.name = "timeout", .metavar = "SECONDS", .default_text = "300", .group = "Run",
+     .help = "a halo row SECONDS late aborts all ranks\n"
+             "and names the silent neighbour; 0: wait forever",
+     .apply = apply_seconds, FIELD(timeout_s)},
 
     {.name = "output", .metavar = "PATH.h5", .default_text = "life.h5", .group = "Output",
      .help = "index file; chunks are PATH_<g0>-<g1>.h5",
