@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""golmpi-render: exact pixels at 1:1, exact blended levels at 2:1, ranges, packed frames, errors.
+"""golmpi-render: exact pixels at 1:1, exact blended levels at 2:1, ranges, packed frames, crops,
+zooms, animated PNGs decoded frame by frame, RLE read back by golmpi, errors (exit 2, one line);
+and bench/plot_population.py's series against the frames.
 
 Part 1 builds small golmpi-format files with h5py (the datasets and attributes golmpi writes).
-Part 2 (with --golmpi) renders a real golmpi run, the index and a chunk file, u8 and packed-lsb.
+Part 2 (with --golmpi) renders a real golmpi run, the index and a chunk file, u8 and packed-lsb,
+writes frames and crops as RLE and starts golmpi from them (--steps 0), and plots a population.
 The PNGs are decoded here with zlib only, so the test needs no imaging library.
 """
 import argparse
@@ -508,6 +511,56 @@ def rle_roundtrip(render, golmpi, launcher, tmp):
                   f"{w}x{h} cells ({int(want.sum())} alive)")
 
 
+def population_plot(golmpi, launcher, tmp):
+    """bench/plot_population.py on a real run, u8 and packed: the series it reports (from
+    /population, or counted from the frames where a file has none) is the live cells of every
+    frame, and the PNG is drawn where matplotlib is installed."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "plot_population.py")
+    try:
+        import matplotlib  # noqa: F401
+        plot = []
+    except ImportError:
+        plot = ["--no-plot"]
+        print("note: no matplotlib in this Python: plot_population.py checked with --no-plot")
+    for fmt in ("u8", "packed"):
+        d = os.path.join(tmp, f"pop_{fmt}")
+        os.makedirs(d)
+        base = os.path.join(d, "life.h5")
+        run(launcher + [golmpi, "--backend", "cpu", "--width", "45", "--height", "30", "--steps", "12",
+                        "--save-every", "3", "--chunk", "2", "--seed", "5", "--frame-format", fmt,
+                        "--quiet", "--output", base])
+        with h5py.File(base, "r") as f:
+            frames = f["frames"][...]
+            gens = f["generations"][...].tolist()
+            stored = f["population"][...].tolist() if "population" in f else None
+        if fmt == "packed":
+            frames = np.unpackbits(frames, axis=2, bitorder="little")[:, :, :45]
+        want = [int(fr.sum()) for fr in frames]
+        if stored is not None and stored != want:
+            fail(f"{base}: /population {stored} differs from the frames' live cells {want}")
+        csv_path, png = os.path.join(d, "pop.csv"), os.path.join(d, "pop.png")
+        p = run([sys.executable, script, base, "--csv", csv_path, "-o", png] + plot)
+        source = "/population" if stored is not None else "counted from /frames"
+        if f"({source})" not in p.stdout:
+            fail(f"plot_population.py: expected the series {source}: {p.stdout!r}")
+        with open(csv_path) as f:
+            rows = [tuple(map(int, ln.split(","))) for ln in f.read().splitlines()[1:]]
+        if rows != list(zip(gens, want)):
+            fail(f"plot_population.py {fmt}: series {rows}, expected {list(zip(gens, want))}")
+        if not plot:
+            if read_png_size(png)[0] < 100:
+                fail(f"plot_population.py: {png} is not a plot")
+        print(f"ok: plot_population.py ({fmt}, {source}): {len(rows)} frames, population {want[0]} .. {want[-1]}")
+
+
+def read_png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        fail(f"{path}: not a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--render", required=True)
@@ -521,6 +574,7 @@ def main():
         if args.golmpi:
             real_run(args.render, args.golmpi, shlex.split(args.launcher), tmp)
             rle_roundtrip(args.render, args.golmpi, shlex.split(args.launcher), tmp)
+            population_plot(args.golmpi, shlex.split(args.launcher), tmp)
     print("PASS")
 
 
