@@ -29,3 +29,12 @@ if(Python3_EXECUTABLE)
   set_tests_properties(progress_batch_log PROPERTIES PROCESSORS 2 TIMEOUT 120
     ENVIRONMENT "OMP_NUM_THREADS=1")
 endif()
+
+if(Python3_EXECUTABLE)
+  # a SIGSTOPped rank of 3 makes every rank exit with a message within --timeout (CPU backend)
+  add_test(NAME stalled_rank
+    COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/test_stalled_rank.py
+            --golmpi $<TARGET_FILE:golmpi> --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(stalled_rank PROPERTIES PROCESSORS 3 TIMEOUT 300 SKIP_RETURN_CODE 77
+    ENVIRONMENT "OMP_NUM_THREADS=1")
+endif()
