@@ -57,6 +57,18 @@ if(PNG_FOUND AND GOLMPI_JOBS_PYTHON)
   set_tests_properties(jobs_render PROPERTIES PROCESSORS 2 TIMEOUT 300)
 endif()
 
+# The README's code blocks, run as a user would (tests/test_readme.py lists which blocks run and
+# why the others are skipped); the render blocks need golmpi-render.
+if(GOLMPI_JOBS_PYTHON)
+  set(golmpi_readme_args --readme ${PROJECT_SOURCE_DIR}/README.md --golmpi $<TARGET_FILE:golmpi>)
+  if(PNG_FOUND)
+    list(APPEND golmpi_readme_args --render $<TARGET_FILE:golmpi-render>)
+  endif()
+  add_test(NAME jobs_readme COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_readme.py
+                                    ${golmpi_readme_args})
+  set_tests_properties(jobs_readme PROPERTIES PROCESSORS 2 TIMEOUT 600)
+endif()
+
 # The job scripts: shell syntax, and a real local run through jobs/run_local.sh.
 add_test(NAME jobs_scripts_syntax
   COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh; do bash -n \"$f\" || exit 1; done"

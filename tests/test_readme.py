@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Run the README's code blocks, as a user following it literally would.
+
+Every fenced code block in README.md must follow a marker line `<!-- readme-test: NAME -->`, and
+every NAME must have a decision in BLOCKS below: run it, or skip it for the reason given. A new
+block without a marker, a marker without a decision, or a decision whose block is gone fails the
+test, so no snippet escapes unnoticed.
+
+The blocks that run do so in README order, in one scratch directory that holds links to the
+source tree's tests/, bench/, jobs/ and scripts/ (the README's commands start from the repository
+root), with the built golmpi and golmpi-render, and this Python (which has h5py) as `python3`,
+first on PATH. Open MPI's mpirun runs oversubscribed and, where needed, as root, through its
+environment variables (OMPI_MCA_rmaps_base_oversubscribe, OMPI_ALLOW_RUN_AS_ROOT*); the README
+says when a user needs the matching options. Beyond running, the test checks what the blocks
+claim: the h5py snippet prints the true live-cell count for u8 and for packed frames, the render
+examples write the files they name, and `golmpi --help`'s own example runs too.
+
+    test_readme.py --readme README.md --golmpi build/golmpi [--render build/tools/golmpi-render]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+# NAME -> ("run", why it is cheap and self-contained) or ("skip", why not).
+BLOCKS = {
+    "quick-start": ("skip", "scripts/run.sh and scripts/test.sh install packages (sudo apt-get), "
+                            "build, and run a 16384^2 job or the whole ctest suite, of which this "
+                            "test is a part"),
+    "examples-large": ("skip", "a 16384^2 run (minutes of CPU, 1.3 GiB of frames) and sbatch, which "
+                               "needs a Slurm cluster; the jobs_slurm test runs the batch scripts on "
+                               "a private Slurm, and examples-gun runs mpirun at a small size"),
+    "examples-gun": ("run", "the Gosper gun at 512^2 and a restart from it, about a second"),
+    "output-h5py": ("run", "reads gun.h5; also run on a packed run, checking the live-cell count"),
+    "render-examples": ("run", "golmpi-render on gun.h5, and golmpi from the RLE it writes"),
+    "population-plot": ("run", "plot_population.py on gun.h5 (skipped without matplotlib)"),
+    "build": ("skip", "configures, builds, tests and installs the whole project: what ctest, "
+                      "which runs this test, was built by"),
+}
+
+MARKER = re.compile(r"^<!--\s*readme-test:\s*([\w-]+)\s*-->\s*$")
+FENCE = re.compile(r"^```(\w*)\s*$")
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def read_blocks(path):
+    """[(name, language, code, line)] of every fenced block, each with the marker before it."""
+    lines = open(path).read().splitlines()
+    blocks, i = [], 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        start, lang = i, m.group(1)
+        j = i + 1
+        while j < len(lines) and not lines[j].startswith("```"):
+            j += 1
+        if j == len(lines):
+            fail(f"{path}:{start + 1}: a code block that never closes")
+        k = start - 1
+        while k >= 0 and not lines[k].strip():
+            k -= 1
+        marker = MARKER.match(lines[k]) if k >= 0 else None
+        if not marker:
+            fail(f"{path}:{start + 1}: a ```{lang} block with no '<!-- readme-test: NAME -->' line "
+                 f"before it: mark it and decide in tests/test_readme.py whether it runs")
+        blocks.append((marker.group(1), lang, "\n".join(lines[start + 1:j]) + "\n", start + 1))
+        i = j + 1
+    names = [b[0] for b in blocks]
+    for name in names:
+        if name not in BLOCKS:
+            fail(f"{path}: block '{name}' has no decision in tests/test_readme.py BLOCKS")
+        if names.count(name) > 1:
+            fail(f"{path}: two blocks are named '{name}'")
+    for name in BLOCKS:
+        if name not in names:
+            fail(f"tests/test_readme.py decides on block '{name}', which README.md no longer has")
+    return blocks
+
+
+def run_block(name, lang, code, cwd, env):
+    print(f"--- {name} ({lang}) ---\n{code}", flush=True)
+    if lang == "python":
+        cmd = [sys.executable, "-c", code]
+    elif lang in ("sh", "bash"):
+        cmd = ["bash", "-euo", "pipefail", "-c", code]
+    else:
+        fail(f"block '{name}': cannot run a ```{lang} block")
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    if p.returncode != 0:
+        fail(f"README block '{name}' exited {p.returncode}")
+    return p.stdout
+
+
+def scratch_env(args, work):
+    """PATH with golmpi, golmpi-render and this Python as python3 first; mpirun allowed to
+    oversubscribe and run as root."""
+    bindir = os.path.join(work, ".bin")
+    os.makedirs(bindir)
+    os.symlink(os.path.abspath(args.golmpi), os.path.join(bindir, "golmpi"))
+    if args.render:
+        os.symlink(os.path.abspath(args.render), os.path.join(bindir, "golmpi-render"))
+    os.symlink(sys.executable, os.path.join(bindir, "python3"))
+    src = os.path.dirname(os.path.abspath(args.readme))
+    for d in ("tests", "bench", "jobs", "scripts"):
+        os.symlink(os.path.join(src, d), os.path.join(work, d))
+    env = dict(os.environ)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    if os.geteuid() == 0:
+        env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+        env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    env.pop("MPLBACKEND", None)
+    return env
+
+
+def live_cells(path, t=-1):
+    with h5py.File(path, "r") as f:
+        frame = f["frames"][t]
+        width = int(f.attrs["width"])
+        enc = f.attrs["encoding"]
+        if (enc.decode() if isinstance(enc, bytes) else enc) == "packed-lsb":
+            frame = np.unpackbits(frame, axis=1, bitorder="little")[:, :width]
+        return int(frame[:, :width].sum(dtype=np.int64)), int(f["generations"][t])
+
+
+def check_h5py_output(out, path, what):
+    m = re.search(r"^(\d+) (\d+) live cells$", out.strip().splitlines()[-1])
+    want, gen = live_cells(path)
+    if not m or (int(m.group(1)), int(m.group(2))) != (gen, want):
+        fail(f"h5py snippet on {what}: printed {out.strip()!r}, expected '{gen} {want} live cells'")
+    print(f"ok: the h5py snippet prints {want} live cells at generation {gen} for {what}")
+
+
+def check_after(name, code, out, work, env, args):
+    """What each run block claims, beyond exiting 0."""
+    if name == "examples-gun":
+        for f in ("gun.h5", "gun.xmf", "gun_000300.h5", "more.h5"):
+            if not os.path.exists(os.path.join(work, f)):
+                fail(f"examples-gun: {f} was not written")
+    elif name == "output-h5py":
+        check_h5py_output(out, os.path.join(work, "gun.h5"), "the u8 gun run")
+        # the same snippet on packed frames: the case the README once got wrong
+        packed = os.path.join(work, "packed")
+        os.makedirs(packed)
+        os.symlink(os.path.join(work, "tests"), os.path.join(packed, "tests"))
+        gun = re.search(r"^mpirun .*\n?.*--output gun\.h5$", README_TEXT, re.M)
+        cmd = gun.group(0).replace("\\\n", " ") + " --frame-format packed"
+        p = subprocess.run(["bash", "-euo", "pipefail", "-c", cmd], cwd=packed, env=env)
+        if p.returncode != 0:
+            fail(f"packed gun run failed: {cmd}")
+        out = run_block(name + " (packed)", "python", code, packed, env)
+        check_h5py_output(out, os.path.join(packed, "gun.h5"), "the packed gun run")
+    elif name == "render-examples":
+        for f in ("gun.png", "gun_150.png", "gun_anim.png", "gun_frame_000000.png",
+                  "gun_frame_000090.png", "gun_region.rle", "region.h5"):
+            if not os.path.exists(os.path.join(work, f)):
+                fail(f"render-examples: {f} was not written")
+        with h5py.File(os.path.join(work, "gun.h5"), "r") as f:
+            region = f["frames"][-1][245:335, 232:336]
+        with h5py.File(os.path.join(work, "region.h5"), "r") as f:
+            if not np.array_equal(f["frames"][0], region):
+                fail("render-examples: golmpi started from gun_region.rle is not the cropped frame")
+        print("ok: the render examples wrote their files; golmpi reads the RLE back exactly")
+    elif name == "population-plot":
+        if not os.path.getsize(os.path.join(work, "gun_population.png")):
+            fail("population-plot: empty PNG")
+
+
+def help_example(args, work, env):
+    """golmpi --help's example of a pattern run must run as written."""
+    text = subprocess.run([args.golmpi, "--help"], capture_output=True, text=True).stdout
+    m = re.search(r"^  (golmpi --pattern .*\\\n.*)$", text, re.M)
+    if not m:
+        fail("golmpi --help shows no '--pattern' example")
+    cmd = m.group(1).replace("\\\n", " ")
+    d = os.path.join(work, "help")
+    os.makedirs(d)
+    os.symlink(os.path.join(work, "tests"), os.path.join(d, "tests"))
+    print(f"--- golmpi --help example ---\n{cmd}", flush=True)
+    if subprocess.run(["bash", "-c", cmd], cwd=d, env=env).returncode != 0:
+        fail(f"golmpi --help's example fails: {cmd}")
+    print("ok: golmpi --help's example runs")
+
+
+README_TEXT = ""
+
+
+def main():
+    global README_TEXT
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--readme", required=True)
+    ap.add_argument("--golmpi", required=True)
+    ap.add_argument("--render", help="golmpi-render; without it the render blocks are skipped")
+    args = ap.parse_args()
+    README_TEXT = open(args.readme).read()
+    blocks = read_blocks(args.readme)
+    try:
+        import matplotlib  # noqa: F401
+        have_mpl = True
+    except ImportError:
+        have_mpl = False
+    work = tempfile.mkdtemp(prefix="golmpi_readme_")
+    try:
+        env = scratch_env(args, work)
+        ran, skipped = [], []
+        for name, lang, code, line in blocks:
+            decision, why = BLOCKS[name]
+            if decision == "run" and name == "render-examples" and not args.render:
+                decision, why = "skip", "golmpi-render is not built here (no libpng)"
+            if decision == "run" and name == "population-plot" and not have_mpl:
+                decision, why = "skip", "this Python has no matplotlib"
+            if decision == "skip":
+                print(f"--- {name} (README.md:{line}): skipped: {why}")
+                skipped.append(name)
+                continue
+            out = run_block(name, lang, code, work, env)
+            check_after(name, code, out, work, env, args)
+            ran.append(name)
+        help_example(args, work, env)
+        print(f"ran {len(ran)} README blocks ({', '.join(ran)}); skipped {len(skipped)} "
+              f"({', '.join(skipped)})")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
