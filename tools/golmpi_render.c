@@ -22,7 +22,8 @@ static void usage(FILE *f) {
     fprintf(
         f,
         "usage: golmpi-render [options] FILE.h5\n"
-        "Render frames of a golmpi output file (a chunk file or the index <base>.h5) as PNG.\n"
+        "Render frames of a golmpi output file (a chunk file or the index <base>.h5) as PNG\n"
+        "images, as one animated PNG, or as RLE for Golly.\n"
         "\n"
         "  -o, --output PATH   PNG to write (default: out.png); with --range, the prefix of\n"
         "                      PATH_%%06d.png, numbered by generation (default: out)\n"
