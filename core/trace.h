@@ -1,8 +1,11 @@
 /* NVTX ranges in the "golmpi" domain. They cost nothing without a tool attached, and they work
  * without a GPU, so tests/ can check them with an injection library.
  *
- * Ranges: "generations <g0>-<g1>" (compute of one chunk), "halo" (one exchange), "d2h slot <s>"
- * (frame copy into slot s, GPU), "write <file>" (one chunk's HDF5 write), "index" (index/XDMF refresh).
+ * Ranges: "generations <g0>-<g1>" (compute of one chunk), "halo" (one exchange the host takes
+ * part in: MPI, on the CPU or staged for the GPU), "halo enqueue" (NCCL: the host only enqueues
+ * the exchange, which runs later in stream order; its GPU time is sampled with events into the
+ * summary's halo time), "d2h slot <s>" (enqueueing a frame copy into slot s, GPU), "write <file>"
+ * (one chunk's HDF5 write), "index" (index/XDMF refresh).
  * Threads: "main", "hdf5-writer". CUDA streams: "compute", "comm", "copy0", "copy1". */
 #ifndef GOLMPI_TRACE_H
 #define GOLMPI_TRACE_H

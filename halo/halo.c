@@ -86,10 +86,8 @@ void halo_poll(gol_halo *h) {
     if (h->mode->ops->poll) h->mode->ops->poll(h->impl);
 }
 
-bool halo_sync_stream(gol_halo *h, void *stream) {
-    if (!h->mode->ops->sync_stream) return false;
-    h->mode->ops->sync_stream(h->impl, stream);
-    return true;
+void halo_abort(gol_halo *h) {
+    if (h && h->mode->ops->abort) h->mode->ops->abort(h->impl);
 }
 
 void halo_destroy(gol_halo *h) {

@@ -28,13 +28,14 @@ typedef struct halo_ops {
      * dead boundary the halo row is not touched (the caller keeps it zero). Collective with the
      * neighbours: every rank posts the same number of exchanges. Host modes do not block; device
      * modes enqueue on the stream after the work already there (the edge rows) and may block the
-     * host until those rows are ready. Opens the NVTX "halo" range of the exchange, if any. */
+     * host until those rows are ready. Opens the NVTX range of the exchange, if any: "halo" where
+     * the host takes part in it (MPI), "halo enqueue" where the host only enqueues it (NCCL). */
     void (*post)(void *impl, const uint64_t *first, const uint64_t *last, uint64_t *top,
                  uint64_t *bottom);
     /* Ends the exchange that post started. Host modes block until the halo rows are written;
      * device modes return once work enqueued on the stream afterwards sees them (stream order),
      * and may block the host meanwhile. Not collective itself, but it waits for the neighbours'
-     * posts. Closes the NVTX "halo" range. */
+     * posts. Closes the NVTX range of the exchange, if post left it open. */
     void (*wait)(void *impl);
     /* Host seconds spent in post and wait so far. Local; never blocks. */
     double (*seconds)(const void *impl);
@@ -48,15 +49,19 @@ typedef struct halo_ops {
      * may be captured into a CUDA graph (after warm-up exchanges outside any capture). */
     int capturable;
     /* 1 when post only enqueues, so seconds() cannot see the exchange: the caller samples it with
-     * stream events around post and wait (one exchange per advance, scaled); seconds() is 0. */
+     * stream events around post and wait (some eager generations, scaled); seconds() is 0. Such
+     * an exchange runs in the stream's order, so a neighbour that stops answering stalls the
+     * stream itself: the caller's waits on the stream must poll and watch the clock. */
     int sampled;
     /* Health poll: aborts with the library's message when an asynchronous error is pending (a
      * dead peer, a network failure). Local and cheap; never blocks. NULL: nothing to watch. */
     void (*poll)(void *impl);
-    /* Waits for `stream` (any stream, not only the exchange's) while polling, so a dead peer
-     * aborts the run instead of hanging it. Local; blocks until the stream is idle. NULL: nothing
-     * to watch; the caller synchronizes the stream itself. */
-    void (*sync_stream)(void *impl, void *stream);
+    /* Tears the exchange down at once, without waiting for any peer (ncclCommAbort: NCCL's
+     * kernels stop spinning on a neighbour that stopped answering), so that a rank whose watchdog
+     * fired can abort instead of hanging in the teardown. Only exiting may follow (MPI_Abort); no
+     * other op, not even destroy. Local; never blocks on a peer. NULL: nothing outlives the
+     * process's own abort (the host MPI modes). */
+    void (*abort)(void *impl);
 } halo_ops;
 
 /* One line of the table of modes in halo/halo.c. */
@@ -90,8 +95,7 @@ double halo_seconds(const gol_halo *h);
 bool halo_capturable(const gol_halo *h);
 bool halo_sampled(const gol_halo *h);
 void halo_poll(gol_halo *h); /* nothing when the mode has no poll */
-/* false, without waiting, when the mode has no sync_stream: then the caller synchronizes. */
-bool halo_sync_stream(gol_halo *h, void *stream);
+void halo_abort(gol_halo *h); /* nothing when the mode has no abort */
 void halo_destroy(gol_halo *h); /* NULL: nothing */
 
 #endif

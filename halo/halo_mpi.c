@@ -167,5 +167,5 @@ const halo_ops halo_mpi_ops = {
     .capturable = 0,
     .sampled = 0,
     .poll = NULL,
-    .sync_stream = NULL,
+    .abort = NULL, /* MPI_Abort ends the host MPI exchange with the process */
 };

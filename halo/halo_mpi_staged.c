@@ -107,5 +107,5 @@ const halo_ops halo_mpi_staged_ops = {
     .capturable = 0,
     .sampled = 0,
     .poll = NULL,
-    .sync_stream = NULL,
+    .abort = NULL, /* the host MPI mode underneath: MPI_Abort ends it */
 };

@@ -45,5 +45,5 @@ const halo_ops halo_none_ops = {
     .capturable = 1,
     .sampled = 0,
     .poll = NULL,
-    .sync_stream = NULL,
+    .abort = NULL,
 };

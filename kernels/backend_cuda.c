@@ -8,23 +8,35 @@
  * is what the CUDA graphs capture (one per buffer parity) and what frames and population wait on.
  *
  * Buffers: two slabs of (rows + 2) x nwords words, row 0 the top halo and row rows+1 the bottom
- * halo. Halo rows past a dead boundary are never written, so they stay zero in both buffers. */
+ * halo. Halo rows past a dead boundary are never written, so they stay zero in both buffers.
+ *
+ * The host never blocks in a CUDA call that cannot see a dead peer: every wait polls (the halo's
+ * health poll, the progress marks, the clock), at most a bounded number of generations is queued
+ * ahead of the GPU, and after --timeout seconds without progress the exchange is torn down and
+ * every rank aborted. Sizes, marks and samples are decided in kernels/cuda_plan.c, tested on the
+ * host. */
 #include <cuda_runtime_api.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/check.h"
 #include "core/trace.h"
 #include "halo/halo.h"
 #include "kernels/backend.h"
+#include "kernels/cuda_plan.h"
 #include "kernels/device.h"
 #include "kernels/life_cuda.h"
 
-enum { FRAME_TIMERS = 64 }; /* frames a slot may have in flight before their timers are read */
+enum { TIMER_RING = 64 }; /* timed stretches in flight before the oldest must be read */
 
-typedef struct frame_timer {
-    cudaEvent_t t0[FRAME_TIMERS], t1[FRAME_TIMERS];
-    int head, count; /* ring of recorded, not yet harvested pairs */
-} frame_timer;
+/* A ring of event pairs timing stretches of one stream's work (frames, advance calls): GPU time,
+ * read once both events are done, never by blocking the host. */
+typedef struct event_timer {
+    cudaEvent_t t0[TIMER_RING], t1[TIMER_RING];
+    int head, count; /* recorded pairs not yet read */
+    double seconds;  /* the pairs read so far */
+} event_timer;
 
 typedef struct cuda_backend {
     gol_slab slab;
@@ -32,6 +44,7 @@ typedef struct cuda_backend {
     int64_t row_words; /* nwords */
     size_t row_bytes;
     int device;
+    double timeout_s; /* --timeout: no progress for that long aborts every rank; 0: never */
 
     uint64_t *buf_d[2];
     int cur; /* buf_d[cur] holds the current generation */
@@ -46,22 +59,151 @@ typedef struct cuda_backend {
     int use_graphs;
     cudaGraphExec_t graph[2]; /* graph[p]: one generation from buf_d[p] into buf_d[p ^ 1] */
 
-    uint8_t *stage_d[2]; /* per slot, rows * width bytes, allocated on the first frame */
-    frame_timer ftimer[2];
+    /* generations in flight (kernels/cuda_plan.h): a mark every CUDA_MARK_EVERY generations */
+    cudaEvent_t mark[CUDA_MARK_RING];
+    int64_t queued; /* generations queued by advance since create */
+    int64_t marks_recorded, marks_done;
+
+    uint8_t *stage_d[2]; /* per slot, u8 frames only: allocated on the slot's first frame */
+    int64_t stage_bytes[2];
+    cuda_mem_account mem; /* everything cudaMalloc'ed here */
+    event_timer ftimer[2], atimer; /* frames per slot; advance calls on the compute stream */
 
     unsigned long long *pop_d, *pop_h;
+    /* the halo sample: one eager generation every CUDA_HALO_SAMPLE_EVERY after a load */
     cudaEvent_t halo_t0, halo_t1;
-    double compute_s, halo_s, frame_s;
+    int sample_pending;
+    int64_t since_load, generations, samples;
+    double sample_s;
 } cuda_backend;
 
 static uint64_t *row_ptr(cuda_backend *cb, int b, int64_t row) {
     return cb->buf_d[b] + row * cb->row_words;
 }
 
-/* Waits for a stream; where the halo mode has an asynchronous error to watch (NCCL), it watches
- * it meanwhile, so a dead peer aborts the run with NCCL's message rather than hanging it. */
-static void sync_stream(cuda_backend *cb, cudaStream_t s) {
-    if (!halo_sync_stream(cb->halo, s)) CUDA_CHECK(cudaStreamSynchronize(s));
+static void *dev_alloc(cuda_backend *cb, int64_t bytes, const char *what) {
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, (size_t)bytes);
+    if (e != cudaSuccess) {
+        char call[192];
+        snprintf(call, sizeof call, "cudaMalloc(%s: %lld bytes; the backend holds %lld already)",
+                 what, (long long)bytes, (long long)cb->mem.bytes);
+        gol_die_cuda(__FILE__, __LINE__, call, cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+    cuda_account_alloc(&cb->mem, bytes);
+    return p;
+}
+
+static void dev_free(cuda_backend *cb, void *p, int64_t bytes) {
+    if (!p) return;
+    CUDA_CHECK(cudaFree(p));
+    cuda_account_free(&cb->mem, bytes);
+}
+
+/* The marks the GPU has passed, retired in order (one stream: they complete in order). 1 when
+ * any was: the GPU is making progress. */
+static int retire_marks(cuda_backend *cb) {
+    int moved = 0;
+    while (cb->marks_done < cb->marks_recorded) {
+        cudaError_t e = cudaEventQuery(cb->mark[cb->marks_done % CUDA_MARK_RING]);
+        if (e == cudaErrorNotReady) break;
+        CUDA_CHECK(e);
+        cb->marks_done++;
+        moved = 1;
+    }
+    return moved;
+}
+
+static void __attribute__((noreturn)) stalled(cuda_backend *cb, const char *what, double waited) {
+    char msg[512];
+    cuda_stall_message(msg, sizeof msg, cb->slab.rank, cb->slab.up, cb->slab.down,
+                       halo_sampled(cb->halo), waited, what);
+    halo_abort(cb->halo); /* ncclCommAbort: nothing may wait on the silent peer any more */
+    gol_abort_msg("%s", msg);
+}
+
+static cudaError_t query_event(void *ev) { return cudaEventQuery((cudaEvent_t)ev); }
+static cudaError_t query_stream(void *s) { return cudaStreamQuery((cudaStream_t)s); }
+
+/* THE host wait of this backend: until query says done, polling. A blocking CUDA wait would never
+ * see a dead peer: NCCL's kernels spin on it forever. Meanwhile the halo mode's health poll turns
+ * an asynchronous error into NCCL's message, and the watchdog aborts every rank when the GPU
+ * passes no mark for --timeout seconds. Spins briefly, then sleeps 20 us between polls. */
+static void poll_until(cuda_backend *cb, cudaError_t (*query)(void *), void *obj,
+                       const char *what) {
+    double last = MPI_Wtime();
+    for (long spins = 0;; spins++) {
+        cudaError_t e = query(obj);
+        if (e == cudaSuccess) return;
+        if (e != cudaErrorNotReady) CUDA_CHECK(e);
+        halo_poll(cb->halo);
+        double now = MPI_Wtime();
+        if (retire_marks(cb)) last = now;
+        if (cb->timeout_s > 0 && now - last > cb->timeout_s) stalled(cb, what, now - last);
+        if (spins >= 64) {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+static void wait_event(cuda_backend *cb, cudaEvent_t ev, const char *what) {
+    poll_until(cb, query_event, (void *)ev, what);
+}
+
+static void wait_stream(cuda_backend *cb, cudaStream_t s, const char *what) {
+    poll_until(cb, query_stream, (void *)s, what);
+}
+
+/* Reads the timer's finished pairs; with wait set, waits (polling) for the oldest and reads it. */
+static void timer_harvest(cuda_backend *cb, event_timer *t, int wait) {
+    while (t->count > 0) {
+        int k = t->head;
+        if (wait) {
+            wait_event(cb, t->t1[k], "a timed stretch of GPU work");
+        } else {
+            cudaError_t e = cudaEventQuery(t->t1[k]);
+            if (e == cudaErrorNotReady) break;
+            CUDA_CHECK(e);
+        }
+        float ms = 0.0f;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, t->t0[k], t->t1[k]));
+        t->seconds += 1e-3 * ms;
+        t->head = (t->head + 1) % TIMER_RING;
+        t->count--;
+        if (wait) break;
+    }
+}
+
+/* Starts a timed stretch on stream s; returns its pair for timer_end. */
+static int timer_begin(cuda_backend *cb, event_timer *t, cudaStream_t s) {
+    timer_harvest(cb, t, 0);
+    if (t->count == TIMER_RING) timer_harvest(cb, t, 1);
+    int k = (t->head + t->count) % TIMER_RING;
+    CUDA_CHECK(cudaEventRecord(t->t0[k], s));
+    return k;
+}
+
+static void timer_end(event_timer *t, int k, cudaStream_t s) {
+    CUDA_CHECK(cudaEventRecord(t->t1[k], s));
+    t->count++;
+}
+
+/* The previous halo sample, once its events are done (with wait set: waited for, polling). */
+static void harvest_halo_sample(cuda_backend *cb, int wait) {
+    if (!cb->sample_pending) return;
+    if (wait) {
+        wait_event(cb, cb->halo_t1, "the timed halo exchange");
+    } else {
+        cudaError_t e = cudaEventQuery(cb->halo_t1);
+        if (e == cudaErrorNotReady) return;
+        CUDA_CHECK(e);
+    }
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, cb->halo_t0, cb->halo_t1));
+    cb->sample_s += 1e-3 * ms;
+    cb->samples++;
+    cb->sample_pending = 0;
 }
 
 /* Before the grid buffer b is written, every frame still reading it must be done. */
@@ -121,10 +263,6 @@ static void capture_graphs(cuda_backend *cb) {
     }
 }
 
-static size_t slab_bytes(const cuda_backend *cb) {
-    return (size_t)(cb->slab.rows + 2) * cb->row_bytes;
-}
-
 /* The slab's shape, for the launchers. */
 static void init_geometry(cuda_backend *cb, const gol_slab *slab) {
     cb->slab = *slab;
@@ -152,28 +290,49 @@ static void create_streams(cuda_backend *cb) {
     trace_name_stream(cb->copy[1], "copy1");
 }
 
+static void create_timer(event_timer *t) {
+    for (int k = 0; k < TIMER_RING; k++) {
+        CUDA_CHECK(cudaEventCreate(&t->t0[k]));
+        CUDA_CHECK(cudaEventCreate(&t->t1[k]));
+    }
+}
+
+static void destroy_timer(event_timer *t) {
+    for (int k = 0; k < TIMER_RING; k++) {
+        CUDA_CHECK(cudaEventDestroy(t->t0[k]));
+        CUDA_CHECK(cudaEventDestroy(t->t1[k]));
+    }
+}
+
 static void create_events(cuda_backend *cb) {
     CUDA_CHECK(cudaEventCreateWithFlags(&cb->fork, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&cb->halo_done, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&cb->gen_done, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreate(&cb->halo_t0));
     CUDA_CHECK(cudaEventCreate(&cb->halo_t1));
+    for (int m = 0; m < CUDA_MARK_RING; m++)
+        CUDA_CHECK(cudaEventCreateWithFlags(&cb->mark[m], cudaEventDisableTiming));
+    create_timer(&cb->atimer);
     for (int s = 0; s < 2; s++) {
         CUDA_CHECK(cudaEventCreateWithFlags(&cb->frame_read[s], cudaEventDisableTiming));
-        for (int k = 0; k < FRAME_TIMERS; k++) {
-            CUDA_CHECK(cudaEventCreate(&cb->ftimer[s].t0[k]));
-            CUDA_CHECK(cudaEventCreate(&cb->ftimer[s].t1[k]));
-        }
+        create_timer(&cb->ftimer[s]);
     }
 }
 
+/* Two zeroed grid buffers and the population counter: exactly cuda_device_bytes without frames,
+ * which the backend's own account confirms, so the host-tested plan is what a GPU gets. */
 static void alloc_slabs(cuda_backend *cb) {
+    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->row_words);
     for (int b = 0; b < 2; b++) {
-        CUDA_CHECK(cudaMalloc((void **)&cb->buf_d[b], slab_bytes(cb)));
-        CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, slab_bytes(cb), cb->compute));
+        cb->buf_d[b] = dev_alloc(cb, bytes, b ? "grid buffer 1" : "grid buffer 0");
+        CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, (size_t)bytes, cb->compute));
     }
-    CUDA_CHECK(cudaMalloc((void **)&cb->pop_d, sizeof *cb->pop_d));
+    cb->pop_d = dev_alloc(cb, sizeof *cb->pop_d, "population counter");
     CUDA_CHECK(cudaMallocHost((void **)&cb->pop_h, sizeof *cb->pop_h));
+    if (cb->mem.bytes != cuda_device_bytes(cb->slab.rows, cb->row_words, cb->slab.width,
+                                           GOL_FRAME_U8, 0))
+        gol_die(__FILE__, __LINE__, "alloc_slabs", "golmpi",
+                "device allocations differ from kernels/cuda_plan.c's cuda_device_bytes");
 }
 
 static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
@@ -183,12 +342,13 @@ static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
     /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture
      * or a timed region. Both parities, twice, on the all-dead grid. */
     for (int i = 0; i < 4; i++) enqueue_step(cb, i & 1, 0);
-    sync_stream(cb, cb->compute);
+    wait_stream(cb, cb->compute, "the warm-up exchanges");
     /* a rule with B0 makes cells out of nothing: start load from clean buffers anyway */
+    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->row_words);
     for (int b = 0; b < 2; b++)
-        CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, slab_bytes(cb), cb->compute));
+        CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, (size_t)bytes, cb->compute));
     if (cb->use_graphs) capture_graphs(cb);
-    sync_stream(cb, cb->compute);
+    wait_stream(cb, cb->compute, "the graph capture");
 }
 
 static void *cuda_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
@@ -198,13 +358,14 @@ static void *cuda_create(const char *halo, const gol_slab *slab, const gol_confi
         gol_die(__FILE__, __LINE__, "halo_mode_find", "golmpi", "no device halo mode of that name");
     cuda_backend *cb = gol_xcalloc(1, sizeof *cb);
     init_geometry(cb, slab);
+    cb->timeout_s = cfg->timeout_s;
     cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
     create_streams(cb);               /* compute, comm (higher priority), two copy streams */
-    create_events(cb);                /* fork and join, the halo sample, frame timers */
+    create_events(cb);                /* fork and join, marks, the halo sample, timers */
     alloc_slabs(cb);                  /* two zeroed grid buffers and the population counter */
     /* collective: the halo mode may connect to the neighbours (NCCL) */
     cb->halo = halo_create(mode, slab, comm, cb->comm, cfg->timeout_s);
-    CUDA_CHECK(cudaStreamSynchronize(cb->compute));
+    wait_stream(cb, cb->compute, "zeroing the grid buffers");
     warm_up_and_capture(cb, cfg); /* warm-up exchanges, then graphs where the mode allows */
     return cb;
 }
@@ -219,7 +380,8 @@ static void cuda_load(void *impl, const uint64_t *rows_h) {
     fork_comm(cb);
     exchange_halo(cb, cb->cur);
     join_comm(cb);
-    sync_stream(cb, cb->compute);
+    wait_stream(cb, cb->compute, "loading the grid");
+    cb->since_load = 0; /* the halo samples count from here, alike on every rank */
 }
 
 static void cuda_store(void *impl, uint64_t *rows_h) {
@@ -227,92 +389,92 @@ static void cuda_store(void *impl, uint64_t *rows_h) {
     CUDA_CHECK(cudaMemcpyAsync(rows_h, row_ptr(cb, cb->cur, 1),
                                (size_t)cb->slab.rows * cb->row_bytes, cudaMemcpyDeviceToHost,
                                cb->compute));
-    sync_stream(cb, cb->compute);
+    wait_stream(cb, cb->compute, "storing the grid");
 }
 
+/* After each generation queued: every CUDA_MARK_EVERY, wait (polling) for the mark
+ * CUDA_MARKS_AHEAD back, then record a new one, so the host never runs far ahead of the GPU and
+ * never blocks in a launch whose queue is full (kernels/cuda_plan.h). */
+static void bound_in_flight(cuda_backend *cb) {
+    cb->queued++;
+    if (!cuda_mark_due(cb->queued)) return;
+    int64_t m = cb->marks_recorded, w = cuda_mark_to_wait(m);
+    if (w >= cb->marks_done)
+        wait_event(cb, cb->mark[w % CUDA_MARK_RING], "the generations in flight");
+    retire_marks(cb); /* mark w and every earlier one: a slot is reused only once retired */
+    CUDA_CHECK(cudaEventRecord(cb->mark[m % CUDA_MARK_RING], cb->compute));
+    cb->marks_recorded++;
+}
+
+/* No synchronisation at the end: the next call, a frame or the population queues behind it, and
+ * the host waits only where it needs a result. The GPU time of the call is timed with events
+ * (compute_s). Which generations run eagerly (the halo sample) depends only on the count since
+ * the load, never on how the calls are cut, so every rank runs the same ones from the graph. */
 static void cuda_advance(void *impl, int64_t generations) {
     cuda_backend *cb = impl;
     if (generations <= 0) return;
-    double t0 = MPI_Wtime();
-    /* The first generation of each call runs outside the graph with events around the exchange
-     * (NCCL): a cheap sample of the exchange time, scaled to the call (a graph cannot be timed
-     * inside). */
-    int timed = halo_sampled(cb->halo);
+    int k = timer_begin(cb, &cb->atimer, cb->compute);
     for (int64_t g = 0; g < generations; g++) {
         wait_frames_on(cb, cb->cur ^ 1);
-        if (cb->use_graphs && !(timed && g == 0))
+        int sample = halo_sampled(cb->halo) && cuda_halo_sample_due(cb->since_load);
+        if (sample) harvest_halo_sample(cb, 1); /* long done: the marks bound what is queued */
+        if (cb->use_graphs && !sample)
             CUDA_CHECK(cudaGraphLaunch(cb->graph[cb->cur], cb->compute));
         else
-            enqueue_step(cb, cb->cur, timed && g == 0);
+            enqueue_step(cb, cb->cur, sample);
+        cb->sample_pending |= sample;
         cb->cur ^= 1;
-        if ((g & 1023) == 1023) halo_poll(cb->halo);
+        cb->since_load++;
+        cb->generations++;
+        bound_in_flight(cb);
     }
-    sync_stream(cb, cb->compute);
-    if (timed) {
-        float ms = 0.0f;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, cb->halo_t0, cb->halo_t1));
-        cb->halo_s += 1e-3 * ms * (double)generations;
-    }
-    cb->compute_s += MPI_Wtime() - t0;
+    timer_end(&cb->atimer, k, cb->compute);
 }
 
-/* Adds the GPU time of finished frames; with wait set, blocks until the oldest is done. */
-static void harvest_frame_timers(cuda_backend *cb, int slot, int wait) {
-    frame_timer *ft = &cb->ftimer[slot];
-    while (ft->count > 0) {
-        int k = ft->head;
-        if (wait)
-            CUDA_CHECK(cudaEventSynchronize(ft->t1[k]));
-        else if (cudaEventQuery(ft->t1[k]) != cudaSuccess)
-            break; /* not ready (or an error that the next checked call will report) */
-        float ms = 0.0f;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, ft->t0[k], ft->t1[k]));
-        cb->frame_s += 1e-3 * ms;
-        ft->head = (ft->head + 1) % FRAME_TIMERS;
-        ft->count--;
-        if (wait) break;
-    }
+/* Slot s's staging buffer for frames of `bytes` (none for packed frames). */
+static void ensure_stage(cuda_backend *cb, int slot, int64_t bytes) {
+    if (bytes <= cb->stage_bytes[slot]) return;
+    /* a larger frame format than before: the slot's copy stream no longer reads the old one */
+    wait_stream(cb, cb->copy[slot], "a frame slot's copies");
+    dev_free(cb, cb->stage_d[slot], cb->stage_bytes[slot]);
+    cb->stage_d[slot] =
+        dev_alloc(cb, bytes, slot ? "frame staging slot 1" : "frame staging slot 0");
+    cb->stage_bytes[slot] = bytes;
 }
 
 static void cuda_frame_begin(void *impl, int slot, gol_frame_format fmt, void *dst_h) {
     cuda_backend *cb = impl;
     int64_t rows = cb->slab.rows, width = cb->slab.width;
     trace_pushf("d2h slot %d", slot);
-    if (!cb->stage_d[slot])
-        CUDA_CHECK(cudaMalloc((void **)&cb->stage_d[slot], (size_t)(rows * width)));
-    frame_timer *ft = &cb->ftimer[slot];
-    harvest_frame_timers(cb, slot, 0);
-    if (ft->count == FRAME_TIMERS) harvest_frame_timers(cb, slot, 1);
-    int k = (ft->head + ft->count) % FRAME_TIMERS;
-    ft->count++;
-
+    ensure_stage(cb, slot, cuda_frame_stage_bytes(rows, width, fmt));
     cudaStream_t s = cb->copy[slot];
     CUDA_CHECK(cudaEventRecord(cb->gen_done, cb->compute));
     CUDA_CHECK(cudaStreamWaitEvent(s, cb->gen_done, 0));
-    CUDA_CHECK(cudaEventRecord(ft->t0[k], s));
+    int k = timer_begin(cb, &cb->ftimer[slot], s);
     const uint64_t *src = row_ptr(cb, cb->cur, 1);
-    int64_t row_bytes = frame_row_bytes(width, fmt);
+    size_t frame_row = (size_t)frame_row_bytes(width, fmt);
     if (fmt == GOL_FRAME_PACKED) {
-        /* little-endian: a row's first ceil(width/8) bytes are its packed-lsb frame row */
-        CUDA_CHECK(cudaMemcpy2DAsync(cb->stage_d[slot], (size_t)row_bytes, src, cb->row_bytes,
-                                     (size_t)row_bytes, (size_t)rows, cudaMemcpyDeviceToDevice,
-                                     s));
+        /* little-endian: a grid row's first ceil(width/8) bytes are its packed-lsb frame row, so
+         * one 2-D copy takes the frame straight to pinned memory, with no staging */
+        CUDA_CHECK(cudaMemcpy2DAsync(dst_h, frame_row, src, cb->row_bytes, frame_row, (size_t)rows,
+                                     cudaMemcpyDeviceToHost, s));
+        CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
     } else {
         launch_unpack_u8(src, cb->stage_d[slot], rows, cb->row_words, width, s);
+        /* The grid buffer is free again once the slot's own copy exists; the D2H reads only that. */
+        CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
+        CUDA_CHECK(cudaMemcpyAsync(dst_h, cb->stage_d[slot], (size_t)rows * frame_row,
+                                   cudaMemcpyDeviceToHost, s));
     }
-    /* The grid buffer is free again once the slot's own copy exists; the D2H reads only that. */
-    CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
     cb->frame_pending[slot][cb->cur] = 1;
-    CUDA_CHECK(cudaMemcpyAsync(dst_h, cb->stage_d[slot], (size_t)(rows * row_bytes),
-                               cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaEventRecord(ft->t1[k], s));
+    timer_end(&cb->ftimer[slot], k, s);
     trace_pop();
 }
 
 static void cuda_frame_wait(void *impl, int slot) {
     cuda_backend *cb = impl;
-    sync_stream(cb, cb->copy[slot]);
-    harvest_frame_timers(cb, slot, 0);
+    wait_stream(cb, cb->copy[slot], slot ? "the frames of slot 1" : "the frames of slot 0");
+    timer_harvest(cb, &cb->ftimer[slot], 0);
 }
 
 static void *cuda_host_alloc(void *impl, int64_t bytes) {
@@ -327,6 +489,7 @@ static void cuda_host_free(void *impl, void *p) {
     if (p) CUDA_CHECK(cudaFreeHost(p));
 }
 
+/* Waits for every generation queued: the timers of the compute stream are then all readable. */
 static int64_t cuda_population(void *impl) {
     cuda_backend *cb = impl;
     CUDA_CHECK(cudaMemsetAsync(cb->pop_d, 0, sizeof *cb->pop_d, cb->compute));
@@ -334,16 +497,25 @@ static int64_t cuda_population(void *impl) {
                     cb->compute);
     CUDA_CHECK(cudaMemcpyAsync(cb->pop_h, cb->pop_d, sizeof *cb->pop_d, cudaMemcpyDeviceToHost,
                                cb->compute));
-    sync_stream(cb, cb->compute);
+    wait_stream(cb, cb->compute, "the population count");
+    timer_harvest(cb, &cb->atimer, 0);
+    harvest_halo_sample(cb, 0);
     return (int64_t)*cb->pop_h;
 }
 
+/* compute_s: GPU time of the advance calls on the compute stream (kernels, the exchange's wait
+ * that the interior did not hide, and any wait for a frame still reading a buffer). halo_s: the
+ * mean sampled exchange, times the generations. Both as of the last wait for the compute stream
+ * (the population, at the end of a run). */
 static gol_backend_times cuda_times(const void *impl) {
     const cuda_backend *cb = impl;
     gol_backend_times t;
-    t.compute_s = cb->compute_s;
-    t.halo_s = halo_sampled(cb->halo) ? cb->halo_s : halo_seconds(cb->halo);
-    t.frame_s = cb->frame_s;
+    t.compute_s = cb->atimer.seconds;
+    if (halo_sampled(cb->halo))
+        t.halo_s = cb->samples ? cb->sample_s / (double)cb->samples * (double)cb->generations : 0.0;
+    else
+        t.halo_s = halo_seconds(cb->halo);
+    t.frame_s = cb->ftimer[0].seconds + cb->ftimer[1].seconds;
     return t;
 }
 
@@ -351,22 +523,25 @@ static void cuda_destroy(void *impl) {
     cuda_backend *cb = impl;
     if (!cb) return;
     CUDA_CHECK(cudaSetDevice(cb->device));
-    CUDA_CHECK(cudaDeviceSynchronize());
+    /* all of this backend's work is on its four streams: wait for them, polling */
+    wait_stream(cb, cb->compute, "the last generations");
+    wait_stream(cb, cb->comm, "the last exchange");
+    for (int s = 0; s < 2; s++) wait_stream(cb, cb->copy[s], "the last frames");
     for (int p = 0; p < 2; p++)
         if (cb->graph[p]) CUDA_CHECK(cudaGraphExecDestroy(cb->graph[p]));
     halo_destroy(cb->halo);
-    for (int b = 0; b < 2; b++) CUDA_CHECK(cudaFree(cb->buf_d[b]));
+    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->row_words);
+    for (int b = 0; b < 2; b++) dev_free(cb, cb->buf_d[b], bytes);
     for (int s = 0; s < 2; s++) {
-        if (cb->stage_d[s]) CUDA_CHECK(cudaFree(cb->stage_d[s]));
+        dev_free(cb, cb->stage_d[s], cb->stage_bytes[s]);
         CUDA_CHECK(cudaEventDestroy(cb->frame_read[s]));
-        for (int k = 0; k < FRAME_TIMERS; k++) {
-            CUDA_CHECK(cudaEventDestroy(cb->ftimer[s].t0[k]));
-            CUDA_CHECK(cudaEventDestroy(cb->ftimer[s].t1[k]));
-        }
+        destroy_timer(&cb->ftimer[s]);
         CUDA_CHECK(cudaStreamDestroy(cb->copy[s]));
     }
-    CUDA_CHECK(cudaFree(cb->pop_d));
+    dev_free(cb, cb->pop_d, sizeof *cb->pop_d);
     CUDA_CHECK(cudaFreeHost(cb->pop_h));
+    destroy_timer(&cb->atimer);
+    for (int m = 0; m < CUDA_MARK_RING; m++) CUDA_CHECK(cudaEventDestroy(cb->mark[m]));
     CUDA_CHECK(cudaEventDestroy(cb->fork));
     CUDA_CHECK(cudaEventDestroy(cb->halo_done));
     CUDA_CHECK(cudaEventDestroy(cb->gen_done));

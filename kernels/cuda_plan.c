@@ -1,0 +1,67 @@
+#include "kernels/cuda_plan.h"
+
+#include <stdio.h>
+
+int64_t cuda_slab_bytes(int64_t rows, int64_t nwords) {
+    return (rows + 2) * nwords * (int64_t)sizeof(uint64_t);
+}
+
+int64_t cuda_frame_stage_bytes(int64_t rows, int64_t width, gol_frame_format fmt) {
+    return fmt == GOL_FRAME_PACKED ? 0 : rows * width;
+}
+
+void cuda_account_alloc(cuda_mem_account *a, int64_t bytes) {
+    a->bytes += bytes;
+    a->allocations++;
+    if (a->bytes > a->peak) a->peak = a->bytes;
+}
+
+void cuda_account_free(cuda_mem_account *a, int64_t bytes) {
+    a->bytes -= bytes;
+    a->allocations--;
+}
+
+int64_t cuda_device_bytes(int64_t rows, int64_t nwords, int64_t width, gol_frame_format fmt,
+                          int with_frames) {
+    int64_t bytes = 2 * cuda_slab_bytes(rows, nwords) + (int64_t)sizeof(unsigned long long);
+    if (with_frames) bytes += 2 * cuda_frame_stage_bytes(rows, width, fmt);
+    return bytes;
+}
+
+int cuda_mark_due(int64_t queued) { return queued > 0 && queued % CUDA_MARK_EVERY == 0; }
+
+int64_t cuda_mark_to_wait(int64_t m) { return m >= CUDA_MARKS_AHEAD ? m - CUDA_MARKS_AHEAD : -1; }
+
+int cuda_halo_sample_due(int64_t since_load) {
+    return since_load >= 0 && since_load % CUDA_HALO_SAMPLE_EVERY == 0;
+}
+
+/* "rank 3 (above) or rank 5 (below)", "rank 3 (above and below)", "rank 5 (below)" */
+static void name_neighbours(char *buf, size_t len, int up, int down) {
+    if (up >= 0 && down >= 0 && up != down)
+        snprintf(buf, len, "rank %d (above) or rank %d (below)", up, down);
+    else if (up >= 0 && up == down)
+        snprintf(buf, len, "rank %d (above and below)", up);
+    else if (up >= 0)
+        snprintf(buf, len, "rank %d (above)", up);
+    else
+        snprintf(buf, len, "rank %d (below)", down);
+}
+
+void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int exchange_on_stream,
+                        double waited_s, const char *what) {
+    int self = (up < 0 || up == rank) && (down < 0 || down == rank);
+    if (!exchange_on_stream || self) {
+        snprintf(buf, len,
+                 "the GPU made no progress for %.0f s (--timeout) while waiting for %s; no "
+                 "neighbour is involved, so this rank's GPU itself stopped; aborting every rank",
+                 waited_s, what);
+        return;
+    }
+    char who[96];
+    name_neighbours(who, sizeof who, up, down);
+    snprintf(buf, len,
+             "the halo exchange made no progress for %.0f s (--timeout) while waiting for %s: "
+             "neighbour %s stopped answering (NCCL cannot tell which); aborting every rank",
+             waited_s, what, who);
+}

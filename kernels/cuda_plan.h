@@ -1,0 +1,72 @@
+/* The CUDA backend's decisions that need no GPU: what it allocates, when it records and waits on
+ * its progress marks, which generations run eagerly to time the exchange, and what it says when a
+ * neighbour stops answering. Plain C with no CUDA types, built in every configuration, so that
+ * tests/test_cuda_plan.c checks them on machines without a GPU (kernels/backend_cuda.c calls these
+ * very functions; it decides nothing of this on its own). */
+#ifndef GOLMPI_CUDA_PLAN_H
+#define GOLMPI_CUDA_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/config.h"
+
+/* Device bytes of one grid buffer: rows + 2 rows (the halo rows above and below) of nwords words.
+ */
+int64_t cuda_slab_bytes(int64_t rows, int64_t nwords);
+
+/* Device bytes of one frame staging slot. u8 frames are unpacked on the device into rows x width
+ * bytes, then copied to pinned memory; packed frames are copied straight from the grid buffer to
+ * pinned memory with one 2-D copy (the grid row's first ceil(width/8) bytes are the frame row), so
+ * they need no staging at all: 0. */
+int64_t cuda_frame_stage_bytes(int64_t rows, int64_t width, gol_frame_format fmt);
+
+/* Everything the backend has cudaMalloc'ed: every allocation and free goes through it. */
+typedef struct cuda_mem_account {
+    int64_t bytes;       /* held now */
+    int64_t peak;        /* the most held at once */
+    int64_t allocations; /* live allocations */
+} cuda_mem_account;
+
+void cuda_account_alloc(cuda_mem_account *a, int64_t bytes);
+void cuda_account_free(cuda_mem_account *a, int64_t bytes);
+
+/* The device memory the backend allocates for a slab, frames of fmt taken (with_frames) or not:
+ * two grid buffers, the population counter, and a staging buffer per frame slot. What the
+ * account holds after create and the first frame of each slot, and what kernels/mem_need.c may
+ * quote. */
+int64_t cuda_device_bytes(int64_t rows, int64_t nwords, int64_t width, gol_frame_format fmt,
+                          int with_frames);
+
+/* Generations in flight. The host may queue work far ahead of the GPU (a graph launch returns at
+ * once), but then a stalled peer would only show when the launch queue fills and a launch blocks
+ * the host without ever polling NCCL. So the backend records a mark (an event on the compute
+ * stream) after every CUDA_MARK_EVERY generations, and before recording mark m it waits, polling,
+ * for mark m - CUDA_MARKS_AHEAD: at most (CUDA_MARKS_AHEAD + 1) x CUDA_MARK_EVERY generations are
+ * ever queued, enough to hide the host's launch latency many times over. Marks live in a ring of
+ * CUDA_MARK_RING events; the ring is larger than CUDA_MARKS_AHEAD, so an event is re-recorded
+ * only after it was waited for. */
+enum { CUDA_MARK_EVERY = 16, CUDA_MARKS_AHEAD = 4, CUDA_MARK_RING = 8 };
+
+/* After the queued-th generation since create (1, 2, ...): 1 when a mark is recorded there. */
+int cuda_mark_due(int64_t queued);
+/* The mark (0, 1, ...) to wait for before recording mark m; -1 for none. */
+int64_t cuda_mark_to_wait(int64_t m);
+
+/* The exchange's time is sampled with events around one eager (not graph-replayed) generation,
+ * every CUDA_HALO_SAMPLE_EVERY generations counted from the last load: generation 0 after a load,
+ * then CUDA_HALO_SAMPLE_EVERY, .... The count is the same on every rank whatever pieces each cuts
+ * its advance calls into, so every rank runs the same generations eagerly and the others from the
+ * graph: NCCL never sees an eager exchange on one side and a captured one on the other. */
+enum { CUDA_HALO_SAMPLE_EVERY = 1024 };
+int cuda_halo_sample_due(int64_t since_load);
+
+/* The watchdog's message, when the GPU made no progress for waited_s seconds (--timeout) while the
+ * host waited for `what`. exchange_on_stream: the halo exchange runs in the GPU's stream order
+ * (NCCL), so a stalled neighbour stalls the stream; up and down are its neighbours (-1: none) and
+ * rank this rank. The rank that stopped cannot be told apart from inside the stream: the message
+ * names both neighbours, or says that only this GPU is involved. */
+void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int exchange_on_stream,
+                        double waited_s, const char *what);
+
+#endif

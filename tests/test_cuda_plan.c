@@ -1,0 +1,120 @@
+/* The CUDA backend's plan (kernels/cuda_plan.h), on the host: what it allocates for frames (u8
+ * staging of rows x width bytes, none for packed), its byte account, the bound on generations in
+ * flight, the generations it runs eagerly to time the exchange (the same on every rank however
+ * the advance calls are cut), and the watchdog's message. No GPU needed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda_plan.h"
+#include "tests/expect.h"
+
+static void test_frame_staging(void) {
+    /* a 65536^2 grid on one GPU: 4 GiB of u8 staging per slot, none for packed */
+    int64_t rows = 65536, width = 65536, nwords = width / 64;
+    EXPECT_EQ(cuda_frame_stage_bytes(rows, width, GOL_FRAME_U8), rows * width, "u8 %lldx%lld",
+              (long long)rows, (long long)width);
+    EXPECT_EQ(cuda_frame_stage_bytes(rows, width, GOL_FRAME_PACKED), 0, "packed");
+    EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_U8), 37 * 131, "u8 37x131");
+    EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_PACKED), 0, "packed 37x131");
+
+    int64_t slab = (rows + 2) * nwords * 8;
+    EXPECT_EQ(cuda_slab_bytes(rows, nwords), slab, "grid buffer");
+    int64_t base = 2 * slab + 8; /* two grid buffers and the population counter */
+    EXPECT_EQ(cuda_device_bytes(rows, nwords, width, GOL_FRAME_U8, 0), base, "no frames");
+    EXPECT_EQ(cuda_device_bytes(rows, nwords, width, GOL_FRAME_PACKED, 1), base,
+              "packed frames add nothing on the device");
+    EXPECT_EQ(cuda_device_bytes(rows, nwords, width, GOL_FRAME_U8, 1), base + 2 * rows * width,
+              "u8 frames: two slots of rows x width");
+}
+
+static void test_account(void) {
+    cuda_mem_account a = {0, 0, 0};
+    cuda_account_alloc(&a, 100);
+    cuda_account_alloc(&a, INT64_C(5) << 32);
+    cuda_account_free(&a, 100);
+    cuda_account_alloc(&a, 7);
+    EXPECT_EQ(a.bytes, (INT64_C(5) << 32) + 7, "held");
+    EXPECT_EQ(a.peak, (INT64_C(5) << 32) + 100, "peak");
+    EXPECT_EQ(a.allocations, 2, "live allocations");
+}
+
+/* The backend's loop over generations, marks only: the generations queued beyond the newest mark
+ * waited for never exceed the bound, and no ring slot is recorded again before it was waited. */
+static void test_marks(void) {
+    int64_t waited = -1, recorded = 0, max_ahead = 0;
+    int64_t slot_mark[CUDA_MARK_RING];
+    for (int i = 0; i < CUDA_MARK_RING; i++)
+        slot_mark[i] = -1;
+    for (int64_t queued = 1; queued <= 10000; queued++) {
+        if (!cuda_mark_due(queued)) continue;
+        int64_t m = recorded, w = cuda_mark_to_wait(m);
+        if (w > waited) waited = w;
+        int64_t old = slot_mark[m % CUDA_MARK_RING];
+        EXPECT(old <= waited, "mark %lld reuses the slot of mark %lld, not yet waited for",
+               (long long)m, (long long)old);
+        slot_mark[m % CUDA_MARK_RING] = m;
+        recorded++;
+        int64_t covered = (waited + 1) * CUDA_MARK_EVERY; /* generations known done */
+        if (queued - covered > max_ahead) max_ahead = queued - covered;
+    }
+    EXPECT_EQ(recorded, 10000 / CUDA_MARK_EVERY, "marks recorded");
+    EXPECT(max_ahead <= (CUDA_MARKS_AHEAD + 1) * CUDA_MARK_EVERY,
+           "%lld generations queued ahead of the newest mark waited for", (long long)max_ahead);
+    EXPECT(max_ahead >= CUDA_MARKS_AHEAD * CUDA_MARK_EVERY, "the bound is not needlessly tight");
+    EXPECT(CUDA_MARK_RING > CUDA_MARKS_AHEAD, "ring larger than the marks ahead");
+}
+
+/* Generations 0..total-1 after a load, advanced in calls of `piece` generations: which run
+ * eagerly (a bitmap), as the backend's advance decides it. */
+static void eager_generations(int64_t total, int64_t piece, unsigned char *eager) {
+    int64_t since_load = 0;
+    for (int64_t done = 0; done < total; done += piece) {
+        int64_t n = total - done < piece ? total - done : piece;
+        for (int64_t g = 0; g < n; g++, since_load++)
+            eager[since_load] = (unsigned char)cuda_halo_sample_due(since_load);
+    }
+}
+
+static void test_halo_sample(void) {
+    enum { TOTAL = 5000 };
+    static unsigned char want[TOTAL], got[TOTAL];
+    eager_generations(TOTAL, TOTAL, want); /* one call: --no-output */
+    int64_t pieces[] = {1, 3, 7, 16, 1000, 1023, 1024, 1025, 4999};
+    for (size_t i = 0; i < sizeof pieces / sizeof *pieces; i++) {
+        eager_generations(TOTAL, pieces[i], got);
+        EXPECT(memcmp(got, want, TOTAL) == 0, "pieces of %lld: other generations run eagerly",
+               (long long)pieces[i]);
+    }
+    int n = 0;
+    for (int g = 0; g < TOTAL; g++)
+        n += want[g];
+    EXPECT(want[0], "the first generation after a load is sampled");
+    EXPECT_EQ(n, (TOTAL + CUDA_HALO_SAMPLE_EVERY - 1) / CUDA_HALO_SAMPLE_EVERY, "samples");
+}
+
+static void test_stall_message(void) {
+    char buf[512];
+    cuda_stall_message(buf, sizeof buf, 1, 0, 2, 1, 30.0, "frame slot 0");
+    EXPECT(strstr(buf, "rank 0 (above) or rank 2 (below)") && strstr(buf, "30 s") &&
+               strstr(buf, "frame slot 0"),
+           "three ranks: %s", buf);
+    cuda_stall_message(buf, sizeof buf, 0, 1, 1, 1, 5.0, "x");
+    EXPECT(strstr(buf, "rank 1 (above and below)"), "two ranks on a torus: %s", buf);
+    cuda_stall_message(buf, sizeof buf, 0, -1, 1, 1, 5.0, "x");
+    EXPECT(strstr(buf, "rank 1 (below)") && !strstr(buf, "above"), "dead top: %s", buf);
+    cuda_stall_message(buf, sizeof buf, 0, 0, 0, 1, 5.0, "x");
+    EXPECT(strstr(buf, "no neighbour") && !strstr(buf, "rank 0"), "self-exchange: %s", buf);
+    cuda_stall_message(buf, sizeof buf, 1, 0, 2, 0, 5.0, "x");
+    EXPECT(strstr(buf, "no neighbour"), "exchange on the host (MPI): %s", buf);
+}
+
+int main(void) {
+    test_frame_staging();
+    test_account();
+    test_marks();
+    test_halo_sample();
+    test_stall_message();
+    if (failures) return 1;
+    printf("PASS test_cuda_plan\n");
+    return 0;
+}
