@@ -11,7 +11,7 @@ set(GOLMPI_INTEGRATION_CASES
   ref_77x23_p1_torus_B3S23 ref_77x23_p2_dead_B3S23 ref_77x23_p3_torus_B36S23
   ref_77x23_p4_dead_B36S23 ref_130x67_p3_torus_B3S23_packed ref_130x67_p4_dead_B36S23_packed
   ref_64x9_p4_torus_B3S23 ref_1x5_p2_torus_B3S23 ref_200x4_p4_dead_B2S ref_65x7_p2_torus_B0S8
-  random_start across restart pattern r_pentomino)
+  random_start across restart pattern r_pentomino pieces)
 function(golmpi_integration_tests backend)
   foreach(c ${GOLMPI_INTEGRATION_CASES})
     add_test(NAME ${backend}_${c}

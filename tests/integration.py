@@ -32,11 +32,13 @@ class Runner:
         self.golmpi = golmpi
         self.backend = backend
         self.extra = extra
+        self.env = None  # the environment of golmpi's runs (None: this one's)
 
     def run(self, ranks, args, workdir, expect=0):
         cmd = self.mpiexec + [str(ranks), self.golmpi, "--backend", self.backend, "--quiet"]
         cmd += self.extra + [str(a) for a in args]
-        p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=600)
+        p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=600,
+                           env=self.env)
         if p.returncode == 3 and self.backend == "cuda":
             raise Skip("no GPU: " + p.stderr.strip().splitlines()[-1])
         if p.returncode != expect:
@@ -46,7 +48,7 @@ class Runner:
 
     def frames(self, ranks, args, workdir, base="life"):
         """Run golmpi and return ({generation: cells [H, W]}, root attributes) from the index."""
-        self.run(ranks, list(args) + ["--output", base + ".h5"], workdir)
+        self.last = self.run(ranks, list(args) + ["--output", base + ".h5"], workdir)
         with h5py.File(os.path.join(workdir, base + ".h5"), "r") as f:
             attrs = dict(f.attrs)
             gens = [int(g) for g in f["generations"][:]]
@@ -207,7 +209,34 @@ def case_r_pentomino(r, tmp):
         sys.exit(f"FAIL: R-pentomino populations {pops}; expected 5 at 0 and 116 at 1103")
 
 
+def case_pieces(r, tmp):
+    """One rank cuts its advance calls into pieces unlike the others' (the debug setting
+    GOLMPI_DEBUG_PIECE="rank:n" of src/run.c), and the frames still match the reference. On the GPU
+    every rank must run the same generations eagerly (the timed halo sample) and the rest from the
+    CUDA graph, or NCCL pairs an eager exchange with a captured one; the run goes past a second
+    sample (every 1024 generations after the load) and frames cut calls too."""
+    width, height, steps, every, seed, rule = 77, 23, 2100, 350, 21, "B3/S23"
+    start = reference.random_grid(seed, 0.35, width, height)
+    for ranks, piece, boundary in ((3, "1:7", "torus"), (2, "0:1", "dead"), (2, "1:1000", "torus")):
+        sub = os.path.join(tmp, f"p{ranks}_{piece.replace(':', '_')}")
+        os.mkdir(sub)
+        r.env = dict(os.environ, GOLMPI_DEBUG_PIECE=piece)
+        try:
+            frames, _ = r.frames(ranks, ["--width", width, "--height", height, "--steps", steps,
+                                         "--save-every", every, "--chunk", 2, "--seed", seed,
+                                         "--density", 0.35, "--boundary", boundary, "--rule", rule],
+                                 sub)
+        finally:
+            r.env = None
+        rank, n = piece.split(":")
+        if f"rank {rank} advances in pieces of {n} generation" not in r.last.stderr:
+            sys.exit(f"FAIL: GOLMPI_DEBUG_PIECE={piece} was not taken up; stderr:\n{r.last.stderr}")
+        check_against_reference(frames, start, reference.parse_rule(rule), boundary == "torus",
+                                f"pieces {piece} P={ranks} {boundary}")
+
+
 CASES = {
+    "pieces": case_pieces,
     "r_pentomino": case_r_pentomino,
     "random_start": case_random_start,
     "across": case_across,
