@@ -461,7 +461,8 @@ static void cuda_frame_begin(void *impl, int slot, gol_frame_format fmt, void *d
         CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
     } else {
         launch_unpack_u8(src, cb->stage_d[slot], rows, cb->row_words, width, s);
-        /* The grid buffer is free again once the slot's own copy exists; the D2H reads only that. */
+        /* The grid buffer is free again once the slot's own copy exists; the D2H reads only
+         * that. */
         CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
         CUDA_CHECK(cudaMemcpyAsync(dst_h, cb->stage_d[slot], (size_t)rows * frame_row,
                                    cudaMemcpyDeviceToHost, s));

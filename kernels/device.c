@@ -10,13 +10,32 @@
 #include "kernels/backend.h"
 #include "core/check.h"
 
-/* The count, or 0 with the runtime's reason in why: no driver, no device, or a busy one. */
+/* Why cudaGetDeviceCount failed, in words that send the reader the right way. Without any NVIDIA
+ * driver the runtime says "CUDA driver version is insufficient for CUDA runtime version", which
+ * sends people after a driver upgrade on a machine that has no GPU at all; cudaDriverGetVersion
+ * tells the two apart (0: no driver). An old driver keeps the runtime's words, with the
+ * versions. */
+static void no_device_reason(cudaError_t e, char *why, size_t why_len) {
+    int driver = 0, runtime = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    if (e == cudaErrorNoDevice || (e == cudaErrorInsufficientDriver && driver == 0)) {
+        snprintf(why, why_len, "no NVIDIA driver or GPU found");
+    } else if (e == cudaErrorInsufficientDriver && cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
+        snprintf(why, why_len, "%s (the driver supports CUDA %d.%d, this golmpi needs %d.%d)",
+                 cudaGetErrorString(e), driver / 1000, driver % 1000 / 10, runtime / 1000,
+                 runtime % 1000 / 10);
+    } else {
+        snprintf(why, why_len, "%s", cudaGetErrorString(e));
+    }
+    (void)cudaGetLastError(); /* the error is the answer, not a failure to carry forward */
+}
+
+/* The count, or 0 with the reason in why: no driver, no device, or a busy one. */
 static int device_count_reason(char *why, size_t why_len) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        snprintf(why, why_len, "%s", cudaGetErrorString(e));
-        (void)cudaGetLastError(); /* the error is the answer, not a failure to carry forward */
+        no_device_reason(e, why, why_len);
         return 0;
     }
     if (n <= 0) snprintf(why, why_len, "no CUDA device visible (CUDA_VISIBLE_DEVICES?)");

@@ -19,6 +19,13 @@ with tempfile.TemporaryDirectory() as tmp:
     if stats["backend"] == "cpu":
         if len(notices) != 1:
             sys.exit(f"FAIL: the CPU fallback must say so exactly once; stderr:\n{p.stderr}")
+        # A CUDA build without any NVIDIA driver: the runtime's own words ("CUDA driver version is
+        # insufficient for CUDA runtime version") would send the reader after a driver upgrade.
+        if "insufficient" in notices[0]:
+            sys.exit(f"FAIL: the notice blames the driver version: {notices[0]}")
+        no_driver = not os.path.exists("/dev/nvidiactl") and not os.path.exists("/proc/driver/nvidia")
+        if "no usable GPU" in notices[0] and no_driver and "no NVIDIA driver or GPU found" not in notices[0]:
+            sys.exit(f"FAIL: no NVIDIA driver here, and the notice does not say so: {notices[0]}")
     elif stats["backend"] == "cuda":
         if notices:
             sys.exit(f"FAIL: cuda chosen but a fallback notice was printed:\n{p.stderr}")
