@@ -3,10 +3,13 @@
  * reaches the same verdict on a bad one. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/check.h"
 #include "src/pattern.h"
@@ -14,27 +17,56 @@
 
 #define PATTERN_MAX_SIDE INT64_C(2147483647)
 /* The pattern is held densely on every rank; past 2^36 cells (8 GiB of bits) a pattern file is
- * surely a mistake, and failing beats an out-of-memory abort. */
-#define PATTERN_MAX_CELLS (INT64_C(1) << 36)
+ * surely a mistake, and failing beats an out-of-memory abort. The cap counts the cells as held:
+ * rows padded to whole 64-cell words, so "x = 1, y = 2147483647" (2^31 words, 16 GiB) is over
+ * it although its 2^31 cells are not. */
+#define PATTERN_MAX_WORDS (INT64_C(1) << 30)
 
 static gol_status pattern_alloc(gol_pattern *p, int64_t width, int64_t height, int line) {
     if (width < 1 || height < 1)
         return gol_fail(GOL_EXIT_USAGE, "line %d: the pattern is empty (%" PRId64 " x %" PRId64
                         " cells)", line, width, height);
-    if (width > PATTERN_MAX_SIDE || height > PATTERN_MAX_SIDE || width > PATTERN_MAX_CELLS / height)
+    int64_t nwords = (width + 63) / 64;
+    if (width > PATTERN_MAX_SIDE || height > PATTERN_MAX_SIDE ||
+        nwords > PATTERN_MAX_WORDS / height)
         return gol_fail(GOL_EXIT_USAGE,
                         "line %d: the pattern is %" PRId64 " x %" PRId64
-                        " cells, more than a pattern file may hold (2^31 per side, 2^36 in all)",
+                        " cells, more than a pattern file may hold (2^31 per side, 2^36 in all, "
+                        "each row counted in whole 64-cell words: 8 GiB on every rank)",
                         line, width, height);
+    /* within the cap, yet more than this machine has: a message, not an abort */
+    uint64_t *bits = calloc((size_t)(nwords * height), sizeof(uint64_t));
+    if (!bits)
+        return gol_fail(GOL_EXIT_USAGE,
+                        "line %d: the %" PRId64 " x %" PRId64 " pattern needs %.1f GiB on every "
+                        "rank, more than this machine can give",
+                        line, width, height, (double)(nwords * height) * 8 / (1 << 30));
     p->width = width;
     p->height = height;
-    p->nwords = (width + 63) / 64;
-    p->bits = gol_xcalloc((size_t)(p->nwords * height), sizeof(uint64_t));
+    p->nwords = nwords;
+    p->bits = bits;
     return gol_ok();
 }
 
 static inline void set_cell(gol_pattern *p, int64_t x, int64_t y) {
     p->bits[y * p->nwords + x / 64] |= (uint64_t)1 << (x % 64);
+}
+
+/* Cells [x, x + n) of row y alive, a word at a time: a run of 2^31 cells is 2^25 stores, not
+ * 2^31 (it took seconds). */
+static void set_run(gol_pattern *p, int64_t x, int64_t y, int64_t n) {
+    uint64_t *row = p->bits + y * p->nwords;
+    int64_t end = x + n; /* exclusive */
+    int64_t w0 = x / 64, w1 = (end - 1) / 64;
+    uint64_t first = ~(uint64_t)0 << (x % 64);
+    uint64_t last = ~(uint64_t)0 >> (63 - (end - 1) % 64);
+    if (w0 == w1) {
+        row[w0] |= first & last;
+        return;
+    }
+    row[w0] |= first;
+    if (w1 > w0 + 1) memset(row + w0 + 1, 0xff, (size_t)(w1 - w0 - 1) * sizeof *row);
+    row[w1] |= last;
 }
 
 /* ---- RLE -------------------------------------------------------------------------------- */
@@ -179,76 +211,85 @@ static gol_status parse_rle_header(const char *s, size_t n, int line, gol_patter
     return gol_ok();
 }
 
+/* A run count and the tag after it: "12o", "3 $", a count split from its tag by a line break. */
+static gol_status read_run(text_cursor *c, int64_t *n, char *tag) {
+    if (!read_count(c, n))
+        return gol_fail(GOL_EXIT_USAGE, "line %d: run count is larger than 2147483647", c->line);
+    while (c->s < c->end && isspace((unsigned char)*c->s)) {
+        if (*c->s == '\n') c->line++;
+        c->s++;
+    }
+    if (c->s >= c->end)
+        return gol_fail(GOL_EXIT_USAGE, "line %d: run count %" PRId64
+                        " at the end of the file has no b, o or $ after it",
+                        c->line, *n);
+    *tag = *c->s;
+    if (*n == 0) return gol_fail(GOL_EXIT_USAGE, "line %d: run count 0 before '%c'", c->line, *tag);
+    return gol_ok();
+}
+
+static gol_status bad_tag(int line, char ch) {
+    if (isalpha((unsigned char)ch) || ch == '.')
+        return gol_fail(GOL_EXIT_USAGE,
+                        "line %d: '%c' is a multi-state cell; golmpi reads two-state "
+                        "RLE only (b, o, $, !)",
+                        line, ch);
+    if (isgraph((unsigned char)ch))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "line %d: unexpected '%c' in the RLE body (expected counts and "
+                        "b, o, $, !)",
+                        line, ch);
+    return gol_fail(GOL_EXIT_USAGE, "line %d: unexpected byte 0x%02x in the RLE body", line,
+                    (unsigned char)ch);
+}
+
+/* What a walk of the body found: the live cells' extent from (0,0), and whether it ended at '!'. */
+typedef struct rle_extent {
+    int64_t w, h;
+    bool bang;
+} rle_extent;
+
 /* Walks the body once to measure it (p->bits NULL) and once to fill it. Runs: [count] b|o|$,
- * ending at '!' or, as Golly allows, at the end of the file. */
-static gol_status rle_walk(text_cursor c, gol_pattern *p, int64_t *ext_w, int64_t *ext_h) {
+ * ending at '!' or, as Golly allows, at the end of the file. Every run costs O(1) to measure and
+ * O(count / 64) to fill. */
+static gol_status rle_walk(text_cursor c, gol_pattern *p, rle_extent *ext) {
     int64_t x = 0, y = 0;
-    *ext_w = *ext_h = 0;
+    memset(ext, 0, sizeof *ext);
     while (c.s < c.end) {
         char ch = *c.s;
-        if (ch == '\n') {
-            c.line++;
-            c.s++;
-            continue;
-        }
         if (isspace((unsigned char)ch)) {
+            if (ch == '\n') c.line++;
             c.s++;
             continue;
         }
-        if (ch == '!') break;
+        if (ch == '!') {
+            ext->bang = true;
+            break;
+        }
         int64_t n = 1;
         if (isdigit((unsigned char)ch)) {
-            if (!read_count(&c, &n))
-                return gol_fail(GOL_EXIT_USAGE, "line %d: run count is larger than 2147483647",
-                                c.line);
-            while (c.s < c.end && isspace((unsigned char)*c.s)) {
-                if (*c.s == '\n') c.line++;
-                c.s++;
-            }
-            if (c.s >= c.end)
-                return gol_fail(GOL_EXIT_USAGE, "line %d: run count %" PRId64
-                                " at the end of the file has no b, o or $ after it",
-                                c.line, n);
-            ch = *c.s;
-            if (n == 0)
-                return gol_fail(GOL_EXIT_USAGE, "line %d: run count 0 before '%c'", c.line, ch);
+            gol_status st = read_run(&c, &n, &ch);
+            if (st.code) return st;
         }
         c.s++;
-        switch (ch) {
-        case 'b':
-        case 'o':
+        if (ch == 'b' || ch == 'o') {
             if (x + n > PATTERN_MAX_SIDE)
                 return gol_fail(GOL_EXIT_USAGE,
                                 "line %d: the pattern is wider than 2147483647 cells", c.line);
             if (ch == 'o') {
-                if (p->bits)
-                    for (int64_t i = 0; i < n; i++) set_cell(p, x + i, y);
-                if (x + n > *ext_w) *ext_w = x + n;
-                if (y + 1 > *ext_h) *ext_h = y + 1;
+                if (p->bits) set_run(p, x, y, n);
+                if (x + n > ext->w) ext->w = x + n;
+                if (y + 1 > ext->h) ext->h = y + 1;
             }
             x += n;
-            break;
-        case '$':
+        } else if (ch == '$') {
             if (y + n >= PATTERN_MAX_SIDE)
                 return gol_fail(GOL_EXIT_USAGE,
                                 "line %d: the pattern is taller than 2147483647 cells", c.line);
             y += n;
             x = 0;
-            break;
-        default:
-            if (isalpha((unsigned char)ch) || ch == '.')
-                return gol_fail(GOL_EXIT_USAGE,
-                                "line %d: '%c' is a multi-state cell; golmpi reads two-state "
-                                "RLE only (b, o, $, !)",
-                                c.line, ch);
-            if (isgraph((unsigned char)ch))
-                return gol_fail(GOL_EXIT_USAGE,
-                                "line %d: unexpected '%c' in the RLE body (expected counts and "
-                                "b, o, $, !)",
-                                c.line, ch);
-            return gol_fail(GOL_EXIT_USAGE,
-                            "line %d: unexpected byte 0x%02x in the RLE body", c.line,
-                            (unsigned char)ch);
+        } else {
+            return bad_tag(c.line, ch);
         }
     }
     return gol_ok();
@@ -297,12 +338,19 @@ gol_status pattern_parse_rle(const char *text, size_t len, gol_pattern *p) {
     if (st.code) return st;
 
     text_cursor body = {c.s, c.end, header_line + 1};
-    int64_t ew, eh;
-    st = rle_walk(body, p, &ew, &eh);
+    rle_extent ext;
+    st = rle_walk(body, p, &ext);
     if (st.code) return st;
-    st = pattern_alloc(p, hw > ew ? hw : ew, hh > eh ? hh : eh, header_line);
+    /* "x = 3, y = 3" and nothing else is more likely a file cut short than an all-dead pattern,
+     * which says so with '!' */
+    if (ext.w == 0 && !ext.bang)
+        return gol_fail(GOL_EXIT_USAGE,
+                        "line %d: the pattern has no live cells and its body does not end in '!' "
+                        "(is the file cut short? an all-dead pattern is the header, then '!')",
+                        header_line);
+    st = pattern_alloc(p, hw > ext.w ? hw : ext.w, hh > ext.h ? hh : ext.h, header_line);
     if (st.code) return st;
-    st = rle_walk(body, p, &ew, &eh);
+    st = rle_walk(body, p, &ext);
     if (st.code) pattern_free(p); /* cannot differ from the first walk; kept for safety */
     return st;
 }
@@ -395,10 +443,59 @@ static bool has_extension(const char *path, const char *ext) {
     return n > k && strcasecmp(path + n - k, ext) == 0;
 }
 
+static const char *file_kind(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+static gol_status not_regular(const char *what, const char *path, mode_t mode) {
+    if (S_ISDIR(mode)) return gol_fail(GOL_EXIT_USAGE, "%s %s: %s", what, path, strerror(EISDIR));
+    return gol_fail(GOL_EXIT_USAGE, "%s %s: is %s, not a regular file; golmpi reads its input "
+                    "from regular files only", what, path, file_kind(mode));
+}
+
+gol_status input_check_regular(const char *what, const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return gol_ok();
+    return not_regular(what, path, st.st_mode);
+}
+
+/* Reading a FIFO waits for a writer and a device may never end, so a pattern is a regular file:
+ * stat first (opening some devices does something), then open without blocking and judge what
+ * was opened, so the file cannot be swapped in between. */
+static gol_status open_regular(const char *path, FILE **f) {
+    gol_status st = input_check_regular("pattern", path);
+    if (st.code) return st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return gol_fail(GOL_EXIT_USAGE, "pattern %s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int err = errno;
+        close(fd);
+        return gol_fail(GOL_EXIT_USAGE, "pattern %s: %s", path, strerror(err));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return not_regular("pattern", path, sb.st_mode);
+    }
+    /* O_NONBLOCK stays: it changes nothing for a regular file */
+    *f = fdopen(fd, "rb");
+    if (!*f) {
+        int err = errno;
+        close(fd);
+        return gol_fail(GOL_EXIT_USAGE, "pattern %s: %s", path, strerror(err));
+    }
+    return gol_ok();
+}
+
 gol_status pattern_load(const char *path, gol_pattern *p) {
     memset(p, 0, sizeof *p);
-    FILE *f = fopen(path, "rb");
-    if (!f) return gol_fail(GOL_EXIT_USAGE, "pattern %s: %s", path, strerror(errno));
+    FILE *f = NULL;
+    gol_status opened = open_regular(path, &f);
+    if (opened.code) return opened;
     size_t cap = 1 << 16, len = 0;
     char *text = gol_xmalloc(cap);
     for (;;) {

@@ -28,4 +28,10 @@ static inline int pattern_cell(const gol_pattern *p, int64_t x, int64_t y) {
 }
 void pattern_free(gol_pattern *p);
 
+/* An input file that is not a regular file (a FIFO, a device, a socket, a directory) would block
+ * or never end: a user error "<what> <path>: is a FIFO, ...". A path that cannot be stat'ed passes,
+ * so that its reader reports why in its own words. pattern_load checks its file so; setup uses it
+ * for --restart too. */
+gol_status input_check_regular(const char *what, const char *path);
+
 #endif

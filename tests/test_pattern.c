@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "src/pattern.h"
 
@@ -163,6 +165,8 @@ static void test_files(const char *dir) {
     snprintf(path, sizeof path, "%s/no_such_file.rle", dir);
     load_bad(path, "No such file or directory");
     load_bad(dir, "Is a directory");
+    /* a device or a FIFO would block or never end: refused before it is read */
+    load_bad("/dev/zero", "is a character device, not a regular file");
 }
 
 static void test_scratch(const char *dir) {
@@ -176,6 +180,11 @@ static void test_scratch(const char *dir) {
     snprintf(path, sizeof path, "%s/unknown_format", dir);
     write_file(path, "hello\n");
     load_bad(path, "neither RLE");
+    snprintf(path, sizeof path, "%s/fifo.rle", dir);
+    unlink(path);
+    EXPECT(mkfifo(path, 0600) == 0, "mkfifo %s: %s", path, strerror(errno));
+    load_bad(path, "is a FIFO, not a regular file"); /* a hang before */
+    unlink(path);
 
     /* content wins over the extension */
     gol_pattern p;
@@ -291,6 +300,50 @@ static void test_rle_text(void) {
     rle_bad("x = 0, y = 0\n!", "empty");
     rle_bad("x = 3000000, y = 3000000\no!", "more than a pattern file may hold");
     rle_bad("x = 1, y = 1\n0o!", "run count 0");
+    /* the cap counts the words held, rows padded to 64 cells: 2^31 cells but 2^31 words */
+    rle_bad("x = 1, y = 2147483647\n!", "more than a pattern file may hold");
+    rle_bad("x = 1, y = 1\no2147483646$o!", "more than a pattern file may hold");
+    /* no live cells and no '!': a file cut short, not an all-dead pattern */
+    rle_bad("x = 3, y = 3\n", "line 1: the pattern has no live cells");
+    rle_bad("x = 3, y = 3", "no live cells");
+    rle_bad("#C c\nx = 3, y = 3\n3b$3b$\n", "line 2: the pattern has no live cells");
+    rle_bad("x = 1, y = 2147483647", "no live cells");
+}
+
+/* Runs are filled a word at a time: every start and length around word edges, cell by cell. */
+static void test_rle_runs(void) {
+    for (int x0 = 0; x0 < 70; x0++)
+        for (int n = 1; n < 140; n++) {
+            char text[64], skip[16] = ""; /* "0b" is a run count of 0, refused */
+            if (x0) snprintf(skip, sizeof skip, "%db", x0);
+            snprintf(text, sizeof text, "x = 1, y = 2\n%s%do$%do!", skip, n, n);
+            gol_pattern p;
+            gol_status st = pattern_parse_rle(text, strlen(text), &p);
+            EXPECT(st.code == GOL_OK, "%s: %s", text, st.msg);
+            if (st.code) continue;
+            int bad = 0;
+            for (int64_t x = 0; x < p.width; x++)
+                bad += pattern_cell(&p, x, 0) != (x >= x0 && x < x0 + n) ||
+                       pattern_cell(&p, x, 1) != (x < n);
+            EXPECT(bad == 0 && p.width == x0 + n && population(&p) == 2 * n,
+                   "%s: %d wrong cells, width %lld", text, bad, (long long)p.width);
+            pattern_free(&p);
+        }
+
+    /* a run of 2^30 cells is 2^24 word stores, not 2^30 bit sets (that took seconds) */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    gol_pattern p;
+    const char *text = "x = 1, y = 1\n3b1073741824o!";
+    gol_status st = pattern_parse_rle(text, strlen(text), &p);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    EXPECT(st.code == GOL_OK, "a run of 2^30 cells: %s", st.msg);
+    if (st.code) return;
+    EXPECT(p.width == 3 + (INT64_C(1) << 30) && population(&p) == INT64_C(1) << 30,
+           "a run of 2^30 cells: width %lld", (long long)p.width);
+    EXPECT(s < 2.0, "a run of 2^30 cells took %.2f s to read", s);
+    pattern_free(&p);
 }
 
 static void test_cells_text(void) {
@@ -323,6 +376,7 @@ int main(int argc, char **argv) {
     }
     mkdir(argv[2], 0755);
     test_rle_text();
+    test_rle_runs();
     test_cells_text();
     test_files(argv[1]);
     test_scratch(argv[2]);
