@@ -250,6 +250,8 @@ static const char *help_text(void) {
                  "  (gosper.rle: tests/patterns/ in the source tree, share/golmpi/patterns/ once "
                  "installed)\n"
                  "\n"
+                 "Each option may be given once: a repeated option is an error, not last-wins.\n"
+                 "\n"
                  "Exit codes: 0 success, 2 bad input (command line, files, sizes, rank counts),\n"
                  "3 --backend cuda without a usable GPU; library failures abort with a message.\n");
     return t.buf;
@@ -589,6 +591,9 @@ static void reset_getopt(void) {
 }
 
 static gol_status apply_option(const gol_option *o, const char *arg, option_context *ctx) {
+    /* Refused, not last-wins: "--size 32 --size 48" is a slip more often than a wish, and a
+     * wrapper script's default silently overridden by a later one runs the wrong grid. */
+    if (ctx->seen[o - table]) return gol_fail(GOL_EXIT_USAGE, "--%s given twice", o->name);
     ctx->seen[o - table] = true;
     return o->apply(o, arg, ctx);
 }
