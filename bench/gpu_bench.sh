@@ -12,13 +12,14 @@
 #
 #   bench/gpu_bench.sh [build/golmpi]
 #   env: RANKS (1: one rank per GPU), SIZES ("16384 65536"), TARGET (15 s), FRAMES (8 frames per
-#        output run), OUTDIR (a temporary directory on the fastest local disk), SANITIZE (1)
+#        output run), OUTDIR (a temporary directory on the fastest local disk), SANITIZE (1),
+#        MPIEXEC (the launcher: mpiexec on PATH; scripts/gpu_check.sh passes the one it found)
 set -euo pipefail
 golmpi=$(realpath "${1:-build/golmpi}")
 RANKS=${RANKS:-1} SIZES=${SIZES:-"16384 65536"} TARGET=${TARGET:-15} FRAMES=${FRAMES:-8}
 SANITIZE=${SANITIZE:-1}
-mpiexec=(mpiexec --oversubscribe -n "$RANKS")
-[[ $(id -u) == 0 ]] && mpiexec=(mpiexec --allow-run-as-root --oversubscribe -n "$RANKS")
+mpiexec=("${MPIEXEC:-mpiexec}" --oversubscribe -n "$RANKS")
+[[ $(id -u) == 0 ]] && mpiexec=("${MPIEXEC:-mpiexec}" --allow-run-as-root --oversubscribe -n "$RANKS")
 work=${OUTDIR:-$(mktemp -d)}
 mkdir -p "$work"
 [[ -z ${OUTDIR:-} ]] && trap 'rm -rf "$work"' EXIT
@@ -84,6 +85,10 @@ c, off, f, wo = j("nccl_graphs"), j("halo_off"), j("frames"), j("write_only")
 g = c["generations"]
 print(f"  halo cost not hidden: {(c['wall_s'] - off['wall_s']) / g * 1e6:.2f} us/gen "
       f"(NCCL {c['wall_s'] / g * 1e6:.2f} vs no exchange {off['wall_s'] / g * 1e6:.2f})")
+us = lambda r: r["wall_s"] / r["generations"] * 1e6
+ng, mpi = j("nccl_nographs"), j("mpi_halo")
+print(f"  CUDA graphs: {us(c):.2f} us/gen with, {us(ng):.2f} without ({us(ng) / us(c):.2f}x)")
+print(f"  MPI halo: {us(mpi):.2f} us/gen vs NCCL {us(c):.2f} ({us(mpi) / us(c):.2f}x)")
 hidden = c["wall_s"] + wo["wall_s"] - f["wall_s"]
 print(f"  output overlap: frames run {f['wall_s']:.2f} s vs compute {c['wall_s']:.2f} s + "
       f"write-only {wo['wall_s']:.2f} s; {max(hidden, 0):.2f} s of output hidden")

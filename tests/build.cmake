@@ -22,3 +22,10 @@ add_test(NAME build_rpath
 add_test(NAME build_nccl_configure COMMAND bash ${GOLMPI_TEST_DIR}/test_build.sh nccl)
 set_tests_properties(build_rpath build_nccl_configure PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   ENVIRONMENT "${golmpi_build_env}")
+
+# scripts/gpu_check.sh without a GPU: its argument handling, the commands of every part
+# (--dry-run), and "no GPU: nothing to prove" with a non-zero exit where golmpi finds no GPU.
+add_test(NAME build_gpu_check
+  COMMAND bash ${GOLMPI_TEST_DIR}/test_build.sh gpu_check $<TARGET_FILE:golmpi>)
+set_tests_properties(build_gpu_check PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+  ENVIRONMENT "${golmpi_build_env};GOLMPI_PYTHON=${Python3_EXECUTABLE}")

@@ -3,6 +3,7 @@
 #   test_build.sh rpath GOLMPI   RUNPATH of the built and of an installed golmpi names every
 #                                directory of GOLMPI_RUNTIME_DIRS; no static CUDA runtime linked
 #   test_build.sh nccl           configure against NCCL prefixes that hold only libnccl.so.2
+#   test_build.sh gpu_check GOLMPI  scripts/gpu_check.sh's arguments, --dry-run, no-GPU exit
 # Environment (from ctest): GOLMPI_CUDA (0: exit 77), GOLMPI_RUNTIME_DIRS (colon-separated),
 # CMAKE, GOLMPI_SRC, GOLMPI_BUILD, NCCL_LIBRARY, NCCL_INCLUDE_DIR, CUDA_COMPILER.
 set -euo pipefail
@@ -92,6 +93,44 @@ nccl)
   grep -q "needs NCCL 2.18 or newer" "$tmp/old.log" || { cat "$tmp/old.log"; fail "no clear message for NCCL 2.17"; }
   grep -A2 "needs NCCL" "$tmp/old.log"
   ;;
-*) echo "usage: test_build.sh rpath GOLMPI | nccl" >&2; exit 2 ;;
+gpu_check)
+  unset GPU_CHECK_NO_PROBE
+  check=$GOLMPI_SRC/scripts/gpu_check.sh
+  bash -n "$check" || fail "bash -n $check"
+  if command -v shellcheck >/dev/null; then shellcheck "$check" || fail "shellcheck $check"; fi
+  "$GOLMPI_PYTHON" -c "import h5py, numpy" 2>/dev/null ||
+    { echo "SKIP: no python3 with h5py and numpy (gpu_check.sh needs one)"; exit 77; }
+  # bad arguments: exit 2 with a message
+  for args in "--bogus" "--parts env,nope" "--build /nonexistent" "a.md b.md"; do
+    # each string is several arguments
+    rc=0
+    # shellcheck disable=SC2086
+    "$check" $args >"$tmp/out" 2>&1 || rc=$?
+    ((rc == 2)) || fail "gpu_check.sh $args: exit $rc, expected 2: $(cat "$tmp/out")"
+    grep -q "^gpu_check: " "$tmp/out" || fail "gpu_check.sh $args: no message"
+  done
+  # --dry-run: every part's commands, from the build's own ctest list, and a report
+  build=$(dirname "$2")
+  "$check" --build "$build" --dry-run "$tmp/dry.md" 2>"$tmp/dry.err" ||
+    { cat "$tmp/dry.err"; fail "gpu_check.sh --dry-run"; }
+  for want in "ctest --test-dir .* -R .*cuda_kernels.*cuda_vs_cpu_np4" "mpi_across_nographs: .*integration.py" \
+              "nccl_131x37_p1_torus_B36S23_packed: " "--tool racecheck .* --halo nccl" "gpu_bench.sh $build/golmpi"; do
+    grep -Eq -- "$want" "$tmp/dry.err" || fail "gpu_check.sh --dry-run printed no '$want'"
+  done
+  for not in cuda_kernels_emulated unit_cuda_plan build_gpu_check; do
+    grep -q "$not" "$tmp/dry.err" && fail "$not (no GPU needed) is among the GPU cases"
+  done
+  grep -q "^\*\*Dry run\*\*" "$tmp/dry.md" || fail "no dry-run report in $tmp/dry.md"
+  grep -q "NCCL (golmpi's) | [0-9]" "$tmp/dry.md" || fail "the report names no NCCL version"
+  # the real thing where golmpi finds no GPU: says so, exits non-zero, runs nothing else
+  if "$2" --backend cuda --size 8 --steps 0 --no-output --quiet >/dev/null 2>&1; then
+    echo "a GPU is present: the no-GPU path is not checked here (scripts/gpu_check.sh is the proof)"
+  else
+    rc=0; "$check" --build "$build" "$tmp/nogpu.md" 2>"$tmp/nogpu.err" || rc=$?
+    ((rc == 3)) || fail "gpu_check.sh without a GPU: exit $rc, expected 3: $(cat "$tmp/nogpu.err")"
+    grep -q "no GPU: nothing to prove" "$tmp/nogpu.err" "$tmp/nogpu.md" || fail "no 'no GPU' message"
+  fi
+  ;;
+*) echo "usage: test_build.sh rpath GOLMPI | nccl | gpu_check GOLMPI" >&2; exit 2 ;;
 esac
 echo PASS

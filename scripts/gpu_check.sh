@@ -1,0 +1,532 @@
+#!/bin/bash
+# gpu_check.sh: the whole GPU proof in one command, on a machine with one GPU, from a tree that is
+# already built (with -DGOLMPI_ENABLE_CUDA=ON). Writes a Markdown report to REPORT.md, or to
+# stdout; progress goes to stderr. Exit 0 only when every part passed; 3 when there is no usable
+# GPU ("no GPU: nothing to prove"); 2 on bad arguments or a missing run-time piece; 1 otherwise.
+#
+#   scripts/gpu_check.sh [--build DIR] [--parts LIST] [--dry-run] [--keep] [REPORT.md]
+#
+#   --build DIR    the build tree (default: $GOLMPI_BUILD, else ./build beside scripts/); it may have
+#                  been built elsewhere and copied here: the paths in its ctest files are rewritten
+#   --parts LIST   comma-separated subset of: env,ctest,frames,nccl_multi,bench,sanitize (default all)
+#   --dry-run      print the command of every part and run none (no GPU needed)
+#   --keep         keep the work directory (logs, bench output) and say where it is
+#
+# Parts, each under its own time limit so that the whole fits in 8 minutes on an H100:
+#   env         device, driver, CUDA runtime and NCCL versions (of the libraries golmpi loads)
+#   ctest       the GPU ctest cases (name or label cuda/gpu, exit 77 = skip); a skip is a FAILURE
+#   frames      frames bit-identical to the reference (tests/integration.py, which also checks the
+#               CPU backend): 1 rank with NCCL (periodic self-exchange), 1-4 ranks with --halo mpi
+#               on the one GPU, odd sizes, both boundaries, two rules, u8 and packed, graphs on/off
+#   nccl_multi  2-4 ranks with NCCL on the one GPU when NCCL >= 2.30 (NCCL_MULTI_RANK_GPU_ENABLE=1)
+#   bench       bench/gpu_bench.sh: cell updates/s at 16384^2 and 65536^2 (BENCH_SIZES)
+#   sanitize    compute-sanitizer memcheck, racecheck and synccheck on small runs
+#
+# Environment: MPIEXEC (launcher; default mpiexec, else mpirun, on PATH), GOLMPI_PYTHON (a python3
+# with h5py and numpy; default the first of python3 on PATH and /usr/bin/python3 that has them),
+# COMPUTE_SANITIZER, BENCH_SIZES ("16384 65536"), BENCH_TARGET (s per timed run, 2), JOBS (8);
+# GPU_CHECK_NO_PROBE=1 runs the parts even where golmpi finds no GPU (to test this script: every
+# GPU part must then fail).
+# On a machine with only the driver: carry the build tree and the .deb files of
+# ../shared/tools/portable-deps.sh, run `portable-deps.sh install DIR` as root, then this script.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ARGS_TEXT=$(printf '%q ' "$@")
+src=$(dirname "$here")
+
+# Time limits in seconds, per part: their sum, 460 s, and the GPU probe (a few seconds) fit in
+# 8 minutes. Parts end well inside them on an H100 when all is well; a hang costs its part only.
+declare -A LIMIT=([env]=20 [ctest]=120 [frames]=70 [nccl_multi]=40 [bench]=140 [sanitize]=70)
+ALL_PARTS=(env ctest frames nccl_multi bench sanitize)
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-2}"; }
+die() { echo "gpu_check: $*" >&2; exit 2; }
+say() { echo "gpu_check: $*" >&2; }
+
+build=${GOLMPI_BUILD:-$src/build} parts_arg="" dry=0 keep=0 report=""
+while (($#)); do
+  case $1 in
+  --build) [[ $# -ge 2 ]] || die "--build needs a directory"; build=$2; shift ;;
+  --build=*) build=${1#*=} ;;
+  --parts) [[ $# -ge 2 ]] || die "--parts needs a list"; parts_arg=$2; shift ;;
+  --parts=*) parts_arg=${1#*=} ;;
+  --dry-run) dry=1 ;;
+  --keep) keep=1 ;;
+  -h | --help) usage 0 ;;
+  -*) die "unknown option $1 (see --help)" ;;
+  *) [[ -z $report ]] || die "one report path only (got '$report' and '$1')"; report=$1 ;;
+  esac
+  shift
+done
+PARTS=("${ALL_PARTS[@]}")
+if [[ -n $parts_arg ]]; then
+  IFS=, read -ra PARTS <<<"$parts_arg"
+  for p in "${PARTS[@]}"; do [[ -n ${LIMIT[$p]:-} ]] || die "unknown part '$p' (${ALL_PARTS[*]})"; done
+fi
+[[ -d $build ]] || die "no build tree at $build (build first: cmake -S . -B build && cmake --build build; or --build DIR)"
+build=$(cd "$build" && pwd)
+golmpi=$build/golmpi
+[[ -x $golmpi && -f $build/CMakeCache.txt ]] || die "$build has no golmpi or CMakeCache.txt: not a built tree"
+if [[ -n $report ]]; then
+  touch "$report" 2>/dev/null || die "cannot write the report $report"
+  report=$(cd "$(dirname "$report")" && pwd)/$(basename "$report")
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")
+((keep)) || trap 'rm -rf "$work"' EXIT
+[[ $(id -u) == 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+cache() { sed -n "s|^$1:[A-Z]*=||p" "$build/CMakeCache.txt" | head -1; }
+
+# The run-time pieces ----------------------------------------------------------------------------
+
+# Libraries golmpi does not find through its RUNPATH or the loader's cache: NCCL and the CUDA
+# runtime from a pip wheel or a CUDA toolkit go on LD_LIBRARY_PATH (mpiexec passes it on); MPI and
+# HDF5 must be installed (portable-deps.sh).
+find_libs() {
+  local missing lib dir found
+  missing=$(ldd "$golmpi" 2>/dev/null | awk '$3 == "not" { print $1 }')
+  for lib in $missing; do
+    found=""
+    for dir in $(wheel_lib_dirs) /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda-*/lib* \
+               /usr/local/cuda-*/targets/*/lib /usr/lib/x86_64-linux-gnu; do
+      [[ -e $dir/$lib ]] && { found=$dir; break; }
+    done
+    if [[ -n $found ]]; then
+      export LD_LIBRARY_PATH=$found${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+      say "$lib from $found (not on golmpi's RUNPATH; added to LD_LIBRARY_PATH)"
+    fi
+  done
+  missing=$(ldd "$golmpi" 2>/dev/null | awk '$3 == "not" { print $1 }')
+  [[ -z $missing ]] && return 0
+  echo "golmpi cannot load: $missing." \
+    "MPI and HDF5: run ../shared/tools/portable-deps.sh install DIR (as root) with the carried .deb" \
+    "files; NCCL/CUDA: pip's nvidia-nccl-cu13 or a CUDA toolkit, or LD_LIBRARY_PATH." >&2
+  return 1
+}
+
+# lib/ directories of pip's nvidia-* wheels (nccl, cuda_runtime) that some python3 here has
+wheel_lib_dirs() {
+  local py
+  for py in ${GOLMPI_PYTHON:-} python3 /usr/bin/python3; do
+    command -v "$py" >/dev/null || continue
+    "$py" - 2>/dev/null <<'PY'
+import importlib
+for name in ("nvidia.nccl", "nvidia.cuda_runtime", "nvidia.cu13", "nvidia.cu12"):
+    try:
+        for p in importlib.import_module(name).__path__:
+            print(p + "/lib")
+    except Exception:
+        pass
+PY
+  done | awk '!seen[$0]++'
+}
+
+find_mpiexec() {
+  local m=${MPIEXEC:-}
+  [[ -n $m ]] || m=$(command -v mpiexec || command -v mpirun || true)
+  [[ -n $m && -x $(command -v "$m" 2>/dev/null) ]] || return 1
+  MPIEXEC=$(command -v "$m")
+  MPI_LAUNCH="$MPIEXEC --oversubscribe -n"
+  [[ $(id -u) == 0 ]] && MPI_LAUNCH="$MPIEXEC --allow-run-as-root --oversubscribe -n"
+  return 0
+}
+
+find_python() {
+  local py
+  for py in ${GOLMPI_PYTHON:-} python3 /usr/bin/python3; do
+    command -v "$py" >/dev/null || continue
+    if "$py" -c "import h5py, numpy" 2>/dev/null; then PY=$(command -v "$py"); return 0; fi
+  done
+  return 1
+}
+
+# The build's ctest files with this machine's paths (build tree, sources, mpiexec, python), in
+# $work/ctest, so that ctest runs a tree that was configured elsewhere.
+make_shadow() {
+  SHADOW=$work/ctest
+  "$PY" - "$build" "$SHADOW" "$(cache CMAKE_CACHEFILE_DIR)" "$(cache CMAKE_HOME_DIRECTORY)" "$src" \
+    "$(cache MPIEXEC_EXECUTABLE)" "${MPIEXEC:-}" "$PY" <<'PY'
+import os, re, sys
+build, shadow, old_bin, old_src, new_src, old_mpi, new_mpi, py = sys.argv[1:]
+paths = {k: v for k, v in ((old_bin, build), (old_src, new_src)) if k}
+# one pass, longest first: a new path that contains an old one is never replaced again
+by_len = re.compile("|".join(re.escape(k) for k in sorted(paths, key=len, reverse=True)))
+python = re.compile(r'(?<=["=;])/[^";= ]*/python3(\.[0-9]+)?(?=["; ])')
+for root, _, files in os.walk(build):
+    if "CTestTestfile.cmake" not in files:
+        continue
+    with open(os.path.join(root, "CTestTestfile.cmake")) as f:
+        text = f.read()
+    text = by_len.sub(lambda m: paths[m.group(0)], text) if paths else text
+    if old_mpi and new_mpi:
+        text = re.sub(re.escape(old_mpi) + r'(?=[" ])', lambda m: new_mpi, text)
+    text = python.sub(lambda m: py, text)
+    out = os.path.join(shadow, os.path.relpath(root, build))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "CTestTestfile.cmake"), "w") as f:
+        f.write(text)
+PY
+}
+
+# The GPU ctest cases: a label gpu or cuda, or cuda as a word of the name (cuda_*, *_cuda), and a
+# skip code (77: no GPU), so cuda_kernels_emulated and the other host-only checks of the CUDA code
+# are left out, and so is build_gpu_check (this script's own test).
+gpu_tests() {
+  "$CTEST" --test-dir "$SHADOW" --show-only=json-v1 | "$PY" -c '
+import json, re, sys
+for t in json.load(sys.stdin)["tests"]:
+    p = {x["name"]: x["value"] for x in t.get("properties", [])}
+    labelled = {"gpu", "cuda"} & {s.lower() for s in p.get("LABELS", [])}
+    if "SKIP_RETURN_CODE" in p and (labelled or re.search("(^|_)cuda(_|$)", t["name"])):
+        print(t["name"])'
+}
+
+# Versions of the libraries golmpi loads (ldd's choice), without a GPU: NCCL_CODE for later parts.
+probe_versions() {
+  "$PY" - "$golmpi" >"$work/versions" <<'PY'
+import ctypes, subprocess, sys
+libs = {}
+for line in subprocess.run(["ldd", sys.argv[1]], capture_output=True, text=True).stdout.splitlines():
+    parts = line.split()
+    if len(parts) >= 3 and parts[1] == "=>":
+        libs[parts[0]] = parts[2]
+def lib(prefix):
+    return next((p for n, p in libs.items() if n.startswith(prefix)), None)
+def call(path, fn):
+    v = ctypes.c_int(0)
+    try:
+        rc = getattr(ctypes.CDLL(path), fn)(ctypes.byref(v))
+    except (OSError, AttributeError):
+        return None, -1
+    return v.value, rc
+cudart, nccl = lib("libcudart.so"), lib("libnccl.so")
+rt, _ = call(cudart, "cudaRuntimeGetVersion") if cudart else (None, -1)
+drv, _ = call(cudart, "cudaDriverGetVersion") if cudart else (None, -1)
+code, _ = call(nccl, "ncclGetVersion") if nccl else (None, -1)
+cuda = lambda v: f"{v // 1000}.{v % 1000 // 10}" if v else "none"
+ncclv = (f"{code // 10000}.{code % 10000 // 100}.{code % 100}" if code and code >= 20900
+         else f"{code // 1000}.{code % 1000 // 100}.{code % 100}" if code else "not loaded")
+print(f"CUDA_RUNTIME='{cuda(rt)} ({cudart})'")
+print(f"CUDA_DRIVER_API='{cuda(drv)}'")
+print(f"NCCL_VERSION='{ncclv} ({nccl})'")
+print(f"NCCL_CODE={code or 0}")
+PY
+  # shellcheck disable=SC1091
+  source "$work/versions"
+}
+
+# runner.py CASES JOBS LIMIT LOGDIR DETAIL_REGEX: runs each "name<TAB>command" line of CASES with
+# bash, JOBS at a time, each in a directory of its own under LOGDIR; whatever still runs LIMIT s
+# after the start is killed (its whole process group), and what has not started by then is not
+# run. Prints a Markdown table row per case; exit 0 when each case exited 0.
+write_runner() {
+  cat >"$work/runner.py" <<'PY'
+import concurrent.futures as cf, os, re, signal, subprocess, sys, time
+cases_file, jobs, limit, logdir, detail = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+deadline = time.time() + limit
+cases = [l.rstrip("\n").split("\t", 1) for l in open(cases_file) if l.strip()]
+def run(case):
+    name, cmd = case
+    d = os.path.join(logdir, name)
+    os.makedirs(d, exist_ok=True)
+    t0 = time.time()
+    if t0 >= deadline - 1:
+        return name, "FAIL (not run: part time limit)", 0.0, "", None
+    with open(os.path.join(d, "log"), "w") as log:
+        p = subprocess.Popen(["bash", "-c", cmd], cwd=d, stdout=log, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+        try:
+            rc = p.wait(timeout=deadline - t0)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            rc = "timeout"
+    lines = [l.strip() for l in open(os.path.join(d, "log"), errors="replace") if l.strip()]
+    hits = [l for l in lines if re.search(detail, l)]
+    text = (hits or lines or [""])[-1][:160].replace("|", "\\|")
+    if rc == 0:
+        verdict = "PASS"
+    elif rc == 77:
+        verdict = "FAIL (skipped: no usable GPU)"
+    elif rc == "timeout":
+        verdict = f"FAIL (killed at the part's {limit:.0f} s limit)"
+    else:
+        verdict = f"FAIL (exit {rc})"
+    return name, verdict, time.time() - t0, text, os.path.join(d, "log")
+with cf.ThreadPoolExecutor(max(1, jobs)) as ex:
+    results = list(ex.map(run, cases))
+failed = 0
+for name, verdict, secs, text, log in results:
+    print(f"| {name} | {verdict} | {secs:.1f} | {text} |")
+    failed += verdict != "PASS"
+# the output of the first few failures (all of them are under the work directory, --keep)
+for name, verdict, secs, text, log in [r for r in results if r[1] != "PASS" and r[4]][:4]:
+    tail = open(log, errors="replace").read().splitlines()[-25:]
+    print(f"\n{name}: last lines of its output\n\n```\n" + "\n".join(tail) + "\n```")
+sys.exit(1 if failed else 0)
+PY
+}
+
+# case NAME COMMAND...: one line of a cases file (the command quoted for bash)
+case_line() {
+  local name=$1; shift
+  printf '%s\t%s\n' "$name" "$(printf '%q ' "$@")"
+}
+
+# run_cases PART CASES JOBS TIMEOUT DETAIL_REGEX: the runner, or the commands under --dry-run
+run_cases() {
+  local part=$1 cases=$2 jobs=$3 limit=$4 detail=$5
+  if ((dry)); then
+    sed 's/\t/: /' "$cases" >&2
+    return 0
+  fi
+  echo "| case | result | s | last line |"
+  echo "| --- | --- | --- | --- |"
+  timeout -k 5 $((limit + 15)) "$PY" "$work/runner.py" "$cases" "$jobs" "$limit" "$work/logs/$part" "$detail"
+}
+
+# The parts -------------------------------------------------------------------------------------
+# Each prints its section of the report (Markdown) and returns 0 (passed), 10 (not applicable
+# here, said why) or anything else (failed). Under --dry-run they print their commands to stderr.
+
+row() { printf '| %s | %s |\n' "$1" "$(printf '%s' "$2" | sed ':a;N;$!ba;s/\n/<br>/g; s/|/\\|/g')"; }
+
+part_env() {
+  local gpu="nvidia-smi not found"
+  command -v nvidia-smi >/dev/null &&
+    gpu=$(timeout 15 nvidia-smi --query-gpu=index,name,memory.total,driver_version,compute_cap \
+          --format=csv,noheader 2>&1)
+  echo "| what | value |"
+  echo "| --- | --- |"
+  row "host" "$(hostname) ($(uname -r))"
+  row "GPU: index, name, memory, driver, compute capability" "$gpu"
+  row "CUDA version the driver supports" "$CUDA_DRIVER_API"
+  row "CUDA runtime (golmpi's)" "$CUDA_RUNTIME"
+  row "NCCL (golmpi's)" "$NCCL_VERSION"
+  row "MPI launcher" "$MPI_LAUNCH N ($("$MPIEXEC" --version 2>&1 | head -1))"
+  row "python (h5py, numpy)" "$PY"
+  row "golmpi" "$("$golmpi" --version 2>&1)"
+  row "build" "$build: CMAKE_CUDA_ARCHITECTURES=$(cache CMAKE_CUDA_ARCHITECTURES), $(cache CMAKE_BUILD_TYPE), configured in $(cache CMAKE_CACHEFILE_DIR) from $(cache CMAKE_HOME_DIRECTORY)"
+  row "LD_LIBRARY_PATH" "${LD_LIBRARY_PATH:-(unset)}"
+}
+
+part_ctest() {
+  local names regex log=$work/ctest.log rc
+  mapfile -t names < <(gpu_tests)
+  if ((${#names[@]} == 0)); then
+    echo "No GPU ctest cases in $build: was it configured with -DGOLMPI_ENABLE_CUDA=ON?"
+    return 1
+  fi
+  regex="^($(IFS='|'; echo "${names[*]}"))\$"
+  local cmd=("$CTEST" --test-dir "$SHADOW" -R "$regex" -j "$JOBS" --output-on-failure)
+  echo "${#names[@]} cases (label gpu or cuda, or cuda in the name; and a skip code), run by ctest from"
+  echo "a copy of the build's ctest files with this machine's paths. A skip is a failure here."
+  echo
+  if ((dry)); then printf '%q ' "${cmd[@]}" >&2; echo >&2; return 0; fi
+  timeout -k 5 "${LIMIT[ctest]}" "${cmd[@]}" >"$log" 2>&1
+  rc=$?
+  "$PY" - "$log" "${names[@]}" <<'PY' || rc=1
+import re, sys
+log, names = sys.argv[1], sys.argv[2:]
+res = {}
+for line in open(log, errors="replace"):
+    m = re.search(r"Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(Passed|Failed|Skipped|Timeout|Not Run|"
+                  r"Exception|\S+)\s+([\d.]+) sec", line)
+    if m:
+        res[m.group(1)] = (m.group(2), m.group(3))
+print("| test | result | s |\n| --- | --- | --- |")
+bad = 0
+for n in names:
+    r, s = res.get(n, ("not run: ctest stopped at the part's time limit", ""))
+    bad += r != "Passed"
+    print(f"| {n} | {'PASS' if r == 'Passed' else 'FAIL: ' + r} | {s} |")
+sys.exit(1 if bad else 0)
+PY
+  if ((rc)); then
+    # shellcheck disable=SC2016  # the backticks are Markdown
+    printf '\nctest exit %s; the end of its output:\n\n```\n%s\n```\n' "$rc" "$(tail -80 "$log")"
+    return 1
+  fi
+}
+
+# integration_case NAME EXTRA CASE [ENV...]: tests/integration.py CASE with golmpi --backend cuda
+# EXTRA; it compares every frame with tests/reference.py, exact to the cell
+integration_case() {
+  local name=$1 extra=$2 c=$3; shift 3
+  case_line "$name" env "$@" "$PY" "$src/tests/integration.py" --mpiexec "$MPI_LAUNCH" \
+    --golmpi "$golmpi" --backend cuda --extra "$extra" "$c"
+}
+
+part_frames() {
+  local cases=$work/frames.cases g c
+  : >"$cases"
+  for g in "" --no-graphs; do
+    # one rank, NCCL: the periodic boundary exchanges with itself
+    for c in ref_77x23_p1_torus_B3S23 ref_77x23_p1_dead_B36S23 ref_131x37_p1_torus_B36S23_packed \
+             ref_65x29_p1_dead_B3S23_packed; do
+      integration_case "nccl_${c#ref_}${g:+_nographs}" "--halo nccl${g:+ $g}" "$c" >>"$cases"
+    done
+    # 1-4 ranks on the one GPU over MPI (host-staged halos); across: P = 1..4, u8 and packed
+    for c in ref_77x23_p1_torus_B36S23 ref_77x23_p2_dead_B3S23 ref_130x67_p3_torus_B36S23_packed \
+             ref_131x37_p4_dead_B3S23_packed ref_65x29_p4_torus_B3S23 ref_99x41_p3_dead_B36S23 across; do
+      integration_case "mpi_${c#ref_}${g:+_nographs}" "--halo mpi${g:+ $g}" "$c" >>"$cases"
+    done
+  done
+  echo "Every frame of each run against tests/reference.py (numpy, cell by cell), as the CPU"
+  echo "backend's integration tests are; u8 and packed frames, torus and dead, B3/S23 and B36/S23."
+  echo
+  run_cases frames "$cases" "$JOBS" "${LIMIT[frames]}" '^(PASS|FAIL|SKIP)'
+}
+
+part_nccl_multi() {
+  local cases=$work/nccl_multi.cases g c rc
+  local probe=(env NCCL_MULTI_RANK_GPU_ENABLE=1 timeout 60 "${MPI_ARGS[@]}" 2 "$golmpi" --backend cuda
+               --halo nccl --size 64 --steps 4 --no-output --quiet)
+  : >"$cases"
+  for g in "" --no-graphs; do
+    for c in ref_77x23_p2_torus_B3S23 ref_131x37_p3_dead_B36S23_packed ref_130x67_p4_torus_B36S23; do
+      integration_case "nccl_${c#ref_}${g:+_nographs}" "--halo nccl${g:+ $g}" "$c" \
+        NCCL_MULTI_RANK_GPU_ENABLE=1 >>"$cases"
+    done
+  done
+  # rank 0's advance calls cut unlike the others': eager and graph exchanges must still pair up
+  integration_case nccl_pieces "--halo nccl" pieces NCCL_MULTI_RANK_GPU_ENABLE=1 >>"$cases"
+  if ((NCCL_CODE < 23000)); then
+    echo "Not run: NCCL $NCCL_VERSION; several ranks on one GPU need NCCL 2.30 or later."
+    ((dry)) && run_cases nccl_multi "$cases" 2 "${LIMIT[nccl_multi]}" .
+    return 10
+  fi
+  if ((dry)); then printf '%q ' "${probe[@]}" >&2; echo >&2; else
+    "${probe[@]}" >"$work/nccl_multi.probe" 2>&1
+    rc=$?
+    if ((rc == 2)) && grep -q "share a GPU" "$work/nccl_multi.probe"; then
+      echo "Not run: NCCL $NCCL_VERSION accepts several ranks on one GPU, but golmpi refuses"
+      echo "\`--halo nccl\` for ranks that share one: $(tail -1 "$work/nccl_multi.probe")"
+      return 10
+    fi
+  fi
+  echo "NCCL_MULTI_RANK_GPU_ENABLE=1, NCCL $NCCL_VERSION: 2-4 ranks exchange over NCCL on one GPU."
+  echo
+  run_cases nccl_multi "$cases" 2 "${LIMIT[nccl_multi]}" '^(PASS|FAIL|SKIP)'
+}
+
+part_bench() {
+  local rc cmd=(env MPIEXEC="$MPIEXEC" SIZES="$BENCH_SIZES" TARGET="$BENCH_TARGET" FRAMES=4
+                SANITIZE=0 OUTDIR="$work/bench" bash "$src/bench/gpu_bench.sh" "$golmpi")
+  if ((dry)); then printf '%q ' "${cmd[@]}" >&2; echo >&2; return 0; fi
+  echo "\`bench/gpu_bench.sh\`, 1 rank, about $BENCH_TARGET s per timed run (figures are indicative;"
+  echo "for docs/PERFORMANCE.md run it alone with its default TARGET):"
+  echo
+  echo '```'
+  timeout -k 5 "${LIMIT[bench]}" "${cmd[@]}" 2>&1
+  rc=$?
+  echo '```'
+  ((rc == 124)) && echo "Stopped at the part's ${LIMIT[bench]} s limit."
+  return "$rc"
+}
+
+part_sanitize() {
+  local san=${COMPUTE_SANITIZER:-} d tool cases=$work/sanitize.cases
+  [[ -n $san ]] || san=$(command -v compute-sanitizer || true)
+  for d in "$(dirname "$(cache CMAKE_CUDA_COMPILER)")" /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+    [[ -z $san && -x $d/compute-sanitizer ]] && san=$d/compute-sanitizer
+  done
+  ((dry)) && san=${san:-compute-sanitizer}
+  if [[ -z $san ]]; then
+    echo "compute-sanitizer not found (PATH, the CUDA toolkit; or set COMPUTE_SANITIZER)."
+    return 1
+  fi
+  local small=(--width 256 --height 200 --steps 40 --save-every 7 --chunk 2 --quiet --force
+               --output san.h5)
+  : >"$cases"
+  for tool in memcheck racecheck synccheck; do
+    local run=("$san" --tool "$tool" --error-exitcode 9 --print-limit 20 "$golmpi" --backend cuda)
+    case_line "${tool}_p1_nccl_graphs_u8" "${MPI_ARGS[@]}" 1 "${run[@]}" --halo nccl "${small[@]}" \
+      >>"$cases"
+    case_line "${tool}_p2_mpi_nographs_packed_dead" "${MPI_ARGS[@]}" 2 "${run[@]}" --halo mpi \
+      --no-graphs --frame-format packed --boundary dead "${small[@]}" >>"$cases"
+  done
+  echo "256x200, 40 generations, frames every 7; exit 9 on any error the tool reports."
+  echo
+  run_cases sanitize "$cases" 3 "${LIMIT[sanitize]}" 'SUMMARY'
+}
+
+# Main ------------------------------------------------------------------------------------------
+
+declare -A TITLE=([env]="Machine and libraries" [ctest]="GPU ctest cases"
+  [frames]="Frames identical to the reference: NCCL on 1 rank, MPI halo on 1-4 ranks"
+  [nccl_multi]="NCCL with 2-4 ranks on one GPU" [bench]="Benchmark (bench/gpu_bench.sh)"
+  [sanitize]="compute-sanitizer")
+SUMMARY=() FAILED=()
+
+run_part() {
+  local part=$1 t0=$SECONDS rc verdict
+  say "$part (limit ${LIMIT[$part]} s)"
+  "part_$part" >"$work/section_$part.md"
+  rc=$?
+  case $rc in 0) verdict=PASS ;; 10) verdict="not run (see below)" ;; *) verdict=FAIL ;; esac
+  ((dry)) && verdict="dry run"
+  [[ $verdict == FAIL ]] && FAILED+=("$part")
+  SUMMARY+=("| $part | $verdict | $((SECONDS - t0)) | ${LIMIT[$part]} |")
+  say "$part: $verdict ($((SECONDS - t0)) s)"
+}
+
+write_report() {
+  local part
+  echo "# golmpi GPU check"
+  echo
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname): \`scripts/gpu_check.sh ${ARGS_TEXT}\`"
+  echo
+  if ((dry)); then
+    echo "**Dry run**: commands printed, nothing run on a GPU."
+  elif ((${#FAILED[@]})); then
+    echo "**FAIL**: ${FAILED[*]}."
+  else
+    echo "**PASS**: every part that ran passed, in $SECONDS s."
+  fi
+  echo
+  echo "| part | result | s | limit s |"
+  echo "| --- | --- | --- | --- |"
+  printf '%s\n' "${SUMMARY[@]}"
+  for part in "${PARTS[@]}"; do
+    printf '\n## %s\n\n' "${TITLE[$part]}"
+    cat "$work/section_$part.md"
+  done
+}
+
+JOBS=${JOBS:-8} BENCH_SIZES=${BENCH_SIZES:-"16384 65536"} BENCH_TARGET=${BENCH_TARGET:-2}
+find_python || die "no python3 with h5py and numpy (integration.py reads the frames): set GOLMPI_PYTHON"
+if ! find_mpiexec; then
+  ((dry)) || die "no mpiexec or mpirun on PATH (set MPIEXEC; on a bare GPU machine: portable-deps.sh install)"
+  MPIEXEC=mpiexec MPI_LAUNCH="mpiexec --oversubscribe -n"
+fi
+read -ra MPI_ARGS <<<"$MPI_LAUNCH"
+CTEST=$(cache CMAKE_CTEST_COMMAND)
+[[ -x $CTEST ]] || CTEST=$(command -v ctest) || die "no ctest on PATH (pip install cmake gives one)"
+find_libs || ((dry)) || exit 2
+probe_versions
+write_runner
+make_shadow
+mkdir -p "$work/logs"
+
+if ((!dry)) && [[ ${GPU_CHECK_NO_PROBE:-0} != 1 ]]; then
+  # The one check that decides whether there is anything to prove: golmpi's own (exit 3: no GPU)
+  timeout 120 "${MPI_ARGS[@]}" 1 "$golmpi" --backend cuda --size 64 --steps 1 --no-output --quiet \
+    >"$work/probe.log" 2>&1
+  rc=$?
+  if ((rc == 3)); then
+    msg="no GPU: nothing to prove ($(grep -m1 'error' "$work/probe.log" || tail -1 "$work/probe.log"))"
+    echo "gpu_check: $msg" >&2
+    [[ -n $report ]] && printf '# golmpi GPU check\n\n%s: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$msg" >"$report"
+    exit 3
+  elif ((rc != 0)); then
+    echo "gpu_check: golmpi --backend cuda fails on this machine (exit $rc):" >&2
+    cat "$work/probe.log" >&2
+    exit 1
+  fi
+fi
+
+for part in "${PARTS[@]}"; do run_part "$part"; done
+if [[ -n $report ]]; then write_report >"$report"; say "report: $report"; else write_report; fi
+((keep)) && say "work directory kept: $work"
+((${#FAILED[@]} == 0))
