@@ -91,6 +91,33 @@ static void select_nothing(hid_t dset, hid_t *fspace, hid_t *mspace) {
     H5_CHECK(H5Sselect_none(*mspace));
 }
 
+/* /frames_2d/<f>: frame f of /frames as a 2-D [H, W] virtual dataset of this same file (".").
+ * ParaView's default XDMF reader (Xdmf3) reads a named dataset whole but not a HyperSlab of one,
+ * so the .xmf names these (DESIGN, XDMF). Metadata only, no data is copied; collective like every
+ * metadata call here, so every rank makes the same calls. */
+static void create_frame_views(hid_t file, int64_t nframes, const hsize_t *dims) {
+    hid_t group, vspace, sspace;
+    H5_CHECK(group = H5Gcreate2(file, "frames_2d", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5_CHECK(vspace = H5Screate_simple(2, dims + 1, NULL));
+    H5_CHECK(sspace = H5Screate_simple(3, dims, NULL));
+    for (int64_t f = 0; f < nframes; f++) {
+        hsize_t start[3] = {(hsize_t)f, 0, 0}, count[3] = {1, dims[1], dims[2]};
+        H5_CHECK(H5Sselect_hyperslab(sspace, H5S_SELECT_SET, start, NULL, count, NULL));
+        hid_t dcpl, dset;
+        H5_CHECK(dcpl = H5Pcreate(H5P_DATASET_CREATE));
+        H5_CHECK(H5Pset_virtual(dcpl, vspace, ".", "/frames", sspace));
+        char name[24];
+        snprintf(name, sizeof name, "%lld", (long long)f);
+        H5_CHECK(dset = H5Dcreate2(group, name, H5T_NATIVE_UINT8, vspace, H5P_DEFAULT, dcpl,
+                                   H5P_DEFAULT));
+        H5_CHECK(H5Dclose(dset));
+        H5_CHECK(H5Pclose(dcpl));
+    }
+    H5_CHECK(H5Sclose(sspace));
+    H5_CHECK(H5Sclose(vspace));
+    H5_CHECK(H5Gclose(group));
+}
+
 int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
                    int64_t nframes, const int64_t *gens, const void *frames_h) {
     char part[GOL_PATH_MAX + 16];
@@ -125,6 +152,7 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
     H5_CHECK(H5Sclose(mspace));
     H5_CHECK(H5Sclose(fspace));
     H5_CHECK(H5Dclose(frames));
+    create_frame_views(file, nframes, dims);
 
     /* /generations: rank 0 holds the values, the others join with nothing */
     hsize_t ngen = (hsize_t)nframes;

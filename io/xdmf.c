@@ -1,15 +1,21 @@
 /* "<base>.xmf": an XDMF 3 temporal collection, so ParaView and VisIt open the run as a time
- * series. Each frame is a Uniform grid whose cell-centred attribute "alive" is a HyperSlab of one
- * frame of its chunk file's /frames: the chunk files, not the index, because XDMF readers do not
- * all follow HDF5 virtual datasets.
+ * series of 2-D images. Each frame is a Uniform grid whose cell-centred attribute "alive" names
+ * that frame's 2-D view in its chunk file, /frames_2d/<f> (a virtual dataset over /frames[f]):
+ * ParaView's default reader (Xdmf3ReaderS) reads a named dataset whole, but an attribute given
+ * as a HyperSlab of /frames comes out as "unrecognized array type [None]" (DESIGN, XDMF).
  *
- * The mesh is a 3DCoRectMesh of 2 x (H+1) x (W+1) nodes: one layer of W x H cells, one cell per
- * Life cell, whose cell data "1 H W" is exactly one frame's hyperslab. VTK's XDMF reader (the one
- * in ParaView) reads that as a W x H image with row 0 at y = 0; a 2DCoRectMesh came out on the
- * wrong axes there and its hyperslab read failed. Packed frames get an XMF too, over the byte
- * grid: ceil(W/8) cells per row, the attribute is called "alive_packed_lsb" and each value holds
- * 8 cells, the leftmost in the least significant bit. That keeps the time series openable; to
- * see single cells, write u8 frames. */
+ * The mesh is a 3DCoRectMesh of 1 x (H+1) x (W+1) nodes, which VTK reads as a 2-D image of
+ * W x H cells, one per Life cell (a 2DCoRectMesh lands in the YZ plane). Its origin is y = H and
+ * its y spacing -1, so row 0 is at the top, as in Golly and golmpi-render.
+ *
+ * The chunk files are named relative to the .xmf, so a run directory can be moved or copied.
+ * Xdmf3 joins that name to the directory of the path it was given, and when that path is a bare
+ * "life.xmf" it glues the two ("life.xmflife_..."): open it by a path with a directory (ParaView's
+ * File > Open always passes one).
+ *
+ * Packed frames get an XMF too, over the byte grid: ceil(W/8) cells per row, the attribute is
+ * called "alive_packed_lsb" and each value holds 8 cells, the leftmost in the least significant
+ * bit. That keeps the time series openable; to see single cells, write u8 frames. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +63,32 @@ xdmf_state *xdmf_create(const char *base, const io_meta *m) {
     return x;
 }
 
+/* XML text may not hold a bare & or <, and an attribute value may not hold its quote: a file name
+ * such as "a&b.h5" would otherwise make the whole .xmf unreadable. */
+static void append_escaped(xdmf_state *x, const char *text) {
+    for (const char *c = text; *c; c++) {
+        switch (*c) {
+        case '&':
+            append(x, "&amp;");
+            break;
+        case '<':
+            append(x, "&lt;");
+            break;
+        case '>':
+            append(x, "&gt;");
+            break;
+        case '"':
+            append(x, "&quot;");
+            break;
+        case '\'':
+            append(x, "&apos;");
+            break;
+        default:
+            append(x, "%c", *c);
+        }
+    }
+}
+
 void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, const int64_t *gens) {
     const io_meta *m = &x->meta;
     const char *attr = m->encoding[0] == 'p' ? "alive_packed_lsb" : "alive";
@@ -65,24 +97,23 @@ void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, cons
         append(x,
                "      <Grid Name=\"generation_%06lld\" GridType=\"Uniform\">\n"
                "        <Time Value=\"%lld\"/>\n"
-               "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"2 %lld %lld\"/>\n"
+               "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"1 %lld %lld\"/>\n"
                "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">0 0 "
+               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">0 %lld "
                "0</DataItem>\n"
-               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">1 1 "
+               "          <DataItem Format=\"XML\" NumberType=\"Float\" Dimensions=\"3\">1 -1 "
                "1</DataItem>\n"
                "        </Geometry>\n"
                "        <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-               "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 %lld %lld\">\n"
-               "            <DataItem Format=\"XML\" NumberType=\"Int\" Dimensions=\"3 3\">"
-               "%lld 0 0 1 1 1 1 %lld %lld</DataItem>\n"
-               "            <DataItem Format=\"HDF\" NumberType=\"UChar\" Precision=\"1\" "
-               "Dimensions=\"%lld %lld %lld\">%s:/frames</DataItem>\n"
-               "          </DataItem>\n"
+               "          <DataItem Format=\"HDF\" NumberType=\"UChar\" Precision=\"1\" "
+               "Dimensions=\"%lld %lld\">",
+               (long long)gens[f], (long long)gens[f], h + 1, w + 1, h, attr, h, w);
+        append_escaped(x, io_basename(chunk_name));
+        append(x,
+               ":/frames_2d/%lld</DataItem>\n"
                "        </Attribute>\n"
                "      </Grid>\n",
-               (long long)gens[f], (long long)gens[f], h + 1, w + 1, attr, h, w, (long long)f, h, w,
-               (long long)nframes, h, w, io_basename(chunk_name));
+               (long long)f);
     }
 }
 
