@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools)
 if [[ ${1:-} == --test ]]; then
-  pkgs+=(python3 python3-h5py python3-numpy slurm-wlm munge libpng-dev golly procps python3-matplotlib)
+  pkgs+=(python3 python3-h5py python3-numpy slurm-wlm munge libpng-dev golly procps python3-matplotlib paraview python3-paraview xvfb xauth)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -56,3 +56,11 @@ foreach(n 1 2 3 4 sync2)
   set_tests_properties(io_check_output_${n} io_check_xdmf_${n} io_check_xdmf_vtk_${n} PROPERTIES
     FIXTURES_REQUIRED "io_clean_${n};io_files_${n}" TIMEOUT 120)
 endforeach()
+
+# ParaView as a user opens the run: OpenDataFile (File > Open's reader) on the .xmf from another
+# working directory, under xvfb-run; skipped (77) only when pvpython or xvfb-run is absent.
+golmpi_io_check(io_paraview "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_paraview.py
+  --golmpi $<TARGET_FILE:golmpi> --work ${CMAKE_CURRENT_BINARY_DIR}/io_paraview
+  --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+set_tests_properties(io_paraview PROPERTIES PROCESSORS 2 TIMEOUT 180
+  ENVIRONMENT "OMP_NUM_THREADS=1")
