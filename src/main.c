@@ -80,6 +80,10 @@ int main(int argc, char **argv) {
     if (st.code != GOL_OK) return finish(st, NULL, rank);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
 
+    /* a grid, frame slots or device buffers too big for the nodes: a message, not an abort */
+    st = setup_check_memory(&setup, &slab, backend_kind, comm);
+    if (st.code != GOL_OK) return finish(st, NULL, rank);
+
     if (!cfg->no_output) {
         st = output_check(cfg, &setup.sched, comm);
         if (st.code != GOL_OK) return finish(st, NULL, rank);

@@ -1,11 +1,16 @@
 #include "src/setup.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/check.h"
-#include "src/init.h"
 #include "core/rule.h"
+#include "io/golfile.h"
+#include "kernels/mem_need.h"
+#include "src/init.h"
 #include "src/options.h"
 
 /* A pattern's rule and Golly bounded grid fill in what the user did not say. */
@@ -69,13 +74,106 @@ static gol_status resolve_restart(gol_setup *s) {
     return gol_ok();
 }
 
-static gol_status check_stats_path(const gol_config *cfg) {
+/* ---- output paths that would overwrite an input or another output -------------------------- */
+
+/* A path made absolute and free of symbolic links: the file itself where it exists, else its
+ * directory (where that exists) and its name. Two paths that name one file come out equal. */
+static void canonical_path(const char *path, char *out, size_t len) {
+    char real[PATH_MAX], dir[GOL_PATH_MAX];
+    const char *name;
+    if (realpath(path, real)) {
+        snprintf(out, len, "%s", real);
+        return;
+    }
+    path_split(path, dir, sizeof dir, &name);
+    snprintf(out, len, "%s/%s", realpath(dir, real) ? real : dir, name);
+}
+
+/* The same file: the same inode where both exist (hard links too), else the same canonical path. */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ca[2 * GOL_PATH_MAX], cb[2 * GOL_PATH_MAX];
+    canonical_path(a, ca, sizeof ca);
+    canonical_path(b, cb, sizeof cb);
+    return strcmp(ca, cb) == 0;
+}
+
+/* "<stem>_<g0>.h5" or "<stem>_<g0>-<g1>.h5" (io/format.h's output_chunk_name), or its ".part":
+ * a chunk name of this output, of this run or of another run to the same --output. */
+static bool chunk_name_of(const char *name, const char *stem) {
+    size_t n = strlen(stem);
+    if (strncmp(name, stem, n) != 0 || name[n] != '_') return false;
+    const char *p = name + n + 1;
+    size_t d = strspn(p, "0123456789");
+    if (d == 0) return false;
+    p += d;
+    if (*p == '-') {
+        d = strspn(p + 1, "0123456789");
+        if (d == 0) return false;
+        p += 1 + d;
+    }
+    return strcmp(p, ".h5") == 0 || strcmp(p, ".h5.part") == 0;
+}
+
+/* Which of this run's outputs (index, XDMF, their .part, a chunk file) `path` names, or NULL. */
+static const char *output_named(const gol_config *cfg, const char *path) {
+    if (cfg->no_output) return NULL;
+    char base[GOL_PATH_MAX], file[GOL_PATH_MAX + 16];
+    config_output_base(cfg, base, sizeof base);
+    static const char *const suffix[] = {".h5", ".h5.part", ".xmf", ".xmf.part"};
+    static const char *const what[] = {"the output index", "the output index's .part",
+                                       "the XDMF file", "the XDMF file's .part"};
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        snprintf(file, sizeof file, "%s%s", base, suffix[i]);
+        if (same_file(path, file)) return what[i];
+    }
+    char cp[2 * GOL_PATH_MAX], cbase[2 * GOL_PATH_MAX], pdir[2 * GOL_PATH_MAX];
+    char bdir[2 * GOL_PATH_MAX];
+    const char *pname, *stem;
+    canonical_path(path, cp, sizeof cp);
+    canonical_path(base, cbase, sizeof cbase);
+    path_split(cp, pdir, sizeof pdir, &pname);
+    path_split(cbase, bdir, sizeof bdir, &stem);
+    if (strcmp(pdir, bdir) == 0 && chunk_name_of(pname, stem)) return "a chunk file";
+    return NULL;
+}
+
+/* --stats is written at the very end of the run, so whatever would stop it must be found now; and
+ * it must not replace an input or an output of this run. A --pattern that is also an output would
+ * be replaced by it (with --force). */
+static gol_status check_output_paths(const gol_config *cfg) {
+    const char *out;
+    if (cfg->pattern[0] && (out = output_named(cfg, cfg->pattern)))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--pattern %s is %s of --output %s; it would be overwritten: choose "
+                        "another --output",
+                        cfg->pattern, out, cfg->output);
     if (!cfg->stats[0]) return gol_ok();
     char dir[GOL_PATH_MAX];
     const char *name;
     path_split(cfg->stats, dir, sizeof dir, &name);
+    struct stat st;
     if (access(dir, W_OK) != 0)
-        return gol_fail(GOL_EXIT_USAGE, "--stats %s: cannot write into directory '%s'", cfg->stats, dir);
+        return gol_fail(GOL_EXIT_USAGE, "--stats %s: cannot write into directory '%s'", cfg->stats,
+                        dir);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return gol_fail(GOL_EXIT_USAGE, "--stats %s: '%s' is not a directory", cfg->stats, dir);
+    if (!*name || (stat(cfg->stats, &st) == 0 && S_ISDIR(st.st_mode)))
+        return gol_fail(GOL_EXIT_USAGE, "--stats %s is a directory; it needs a file name",
+                        cfg->stats);
+    if (cfg->pattern[0] && same_file(cfg->stats, cfg->pattern))
+        return gol_fail(GOL_EXIT_USAGE, "--stats %s is the --pattern file; it would be overwritten",
+                        cfg->stats);
+    if (cfg->restart[0] && same_file(cfg->stats, cfg->restart))
+        return gol_fail(GOL_EXIT_USAGE, "--stats %s is the --restart file; it would be overwritten",
+                        cfg->stats);
+    if ((out = output_named(cfg, cfg->stats)))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--stats %s is %s of --output %s; it would be overwritten: choose "
+                        "another name",
+                        cfg->stats, out, cfg->output);
     return gol_ok();
 }
 
@@ -91,6 +189,9 @@ static gol_status parse_local(int argc, char **argv, gol_setup *s, const char **
         if (st.code != GOL_OK) return st;
     }
     if (cfg->restart[0]) {
+        /* before io/ opens it: HDF5 would wait forever on a FIFO */
+        st = input_check_regular("--restart", cfg->restart);
+        if (st.code != GOL_OK) return st;
         st = restart_probe(cfg->restart, &s->restart);
         if (st.code != GOL_OK) return st;
         s->has_restart = true;
@@ -101,7 +202,7 @@ static gol_status parse_local(int argc, char **argv, gol_setup *s, const char **
     s->sched.g_end = s->sched.g_start + cfg->steps;
     s->sched.save_every = cfg->save_every;
     s->sched.chunk = cfg->chunk;
-    return check_stats_path(cfg);
+    return check_output_paths(cfg);
 }
 
 gol_status setup_parse(int argc, char **argv, MPI_Comm comm, gol_setup *s, const char **text) {
@@ -118,6 +219,134 @@ gol_status setup_initial_state(const gol_setup *s, const gol_slab *slab, uint64_
         init_pattern(&s->pattern, s->at_x, s->at_y, slab, rows_h);
     else
         init_random(s->cfg.seed, s->cfg.density, slab, rows_h);
+    return status_agree(st, comm);
+}
+
+/* ---- memory: refuse what cannot fit, before anything is allocated ------------------------- */
+
+#define GIB(bytes) ((double)(bytes) / (double)(INT64_C(1) << 30))
+
+/* Host bytes of one rank, by what holds them: summed over the ranks of a node as doubles, since a
+ * grid that cannot fit may need more than int64 bytes on a node of many ranks. */
+enum { HOST_BACKEND, HOST_START, HOST_READ, HOST_SLOTS, HOST_BASE, HOST_PEAK, HOST_N };
+
+/* The restart frame's bytes per stored row (u8 or packed), which restart_load_rows reads in one
+ * buffer beside the start state; the width (u8, the larger) when the file says nothing. */
+static int64_t restart_row_bytes(const gol_setup *s) {
+    int64_t bytes = s->cfg.width;
+    golfile *g = golfile_open(s->cfg.restart);
+    if (!g) return bytes;
+    const golfile_facts *f = golfile_facts_of(g);
+    if (f->frames_ndims == 3 && f->frames_dims[2] > 0) bytes = f->frames_dims[2];
+    golfile_close(g);
+    return bytes;
+}
+
+/* Its peak is the largest of three moments: the start state while the restart frame is read into
+ * it; the start state while the backend loads it; the backend with the two frame slots (run.c). A
+ * pattern is left out: it was allocated while parsing, so the memory it holds is not available
+ * any more. */
+static void host_need(const gol_setup *s, const gol_slab *slab, gol_mem_need bk, double *h) {
+    const gol_config *cfg = &s->cfg;
+    int64_t start = mem_mul(mem_mul(slab->rows, slab->nwords), 8);
+    int64_t read = s->has_restart ? mem_mul(slab->rows, restart_row_bytes(s)) : 0;
+    int64_t frames = cfg->no_output ? 0 : schedule_chunk_frames(&s->sched, 0);
+    int64_t slots = mem_mul(
+        2, mem_mul(frames, mem_mul(slab->rows, frame_row_bytes(slab->width, cfg->frame_format))));
+    int64_t base = mem_add(start, read); /* the peak without frame slots, for the advice */
+    if (mem_add(start, bk.host) > base) base = mem_add(start, bk.host);
+    int64_t peak = mem_add(bk.host, slots) > base ? mem_add(bk.host, slots) : base;
+    h[HOST_BACKEND] = (double)bk.host, h[HOST_START] = (double)start, h[HOST_READ] = (double)read;
+    h[HOST_SLOTS] = (double)slots, h[HOST_BASE] = (double)base, h[HOST_PEAK] = (double)peak;
+}
+
+/* "12.3 GiB", or MiB below a tenth of a GiB, so that a small part does not read as nothing. */
+static const char *human(double bytes, char *buf, size_t len) {
+    if (bytes >= 0.1 * (double)(INT64_C(1) << 30))
+        snprintf(buf, len, "%.1f GiB", GIB(bytes));
+    else
+        snprintf(buf, len, "%.1f MiB", bytes / (double)(1 << 20));
+    return buf;
+}
+
+/* "grids 931.3 GiB, start state 465.7 GiB, ...": the parts that are there. */
+static void host_parts(const double *sum, gol_backend_kind kind, char *out, size_t len) {
+    const char *label[] = {kind == GOL_BACKEND_CUDA ? "pinned halo rows" : "grids", "start state",
+                           "restart frame", "frame slots"};
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = HOST_BACKEND; i <= HOST_SLOTS && at < len; i++) {
+        char n[32];
+        if (sum[i] <= 0) continue;
+        at += (size_t)snprintf(out + at, len - at, "%s%s %s", at ? ", " : "", label[i],
+                               human(sum[i], n, sizeof n));
+    }
+}
+
+/* The ranks of one node share its memory: their needs add up against what the node has left. */
+static gol_status check_host(const gol_setup *s, const gol_slab *slab, gol_backend_kind kind,
+                             MPI_Comm node) {
+    double mine[HOST_N], sum[HOST_N];
+    host_need(s, slab, backend_need(kind, slab, &s->cfg), mine);
+    MPI_CHECK(MPI_Allreduce(mine, sum, HOST_N, MPI_DOUBLE, MPI_SUM, node));
+    int64_t avail = mem_host_available(), least;
+    MPI_CHECK(MPI_Allreduce(&avail, &least, 1, MPI_INT64_T, MPI_MIN, node));
+    if (least < 0 || sum[HOST_PEAK] <= (double)least) return gol_ok(); /* unknown: let it try */
+    int nlocal;
+    MPI_CHECK(MPI_Comm_size(node, &nlocal));
+    char host[256] = "?", parts[256], need[32], have[32];
+    gethostname(host, sizeof host - 1);
+    host_parts(sum, kind, parts, sizeof parts);
+    /* the grid alone fits: the frames are what to cut */
+    bool slots_weigh = sum[HOST_BASE] <= (double)least;
+    return gol_fail(GOL_EXIT_USAGE,
+                    "the %lld x %lld grid does not fit in memory: the %d rank(s) on node %s need "
+                    "%s of host memory (%s), and the node has %s available; %s",
+                    (long long)slab->width, (long long)slab->height, nlocal, host,
+                    human(sum[HOST_PEAK], need, sizeof need), parts,
+                    human((double)least, have, sizeof have),
+                    slots_weigh ? "give fewer frames per chunk file (--chunk), --frame-format "
+                                  "packed, or --no-output"
+                                : "use more nodes, or a smaller grid");
+}
+
+/* Ranks that share a GPU share its memory: their needs add up against what it has free. */
+static gol_status check_device(const gol_setup *s, const gol_slab *slab, MPI_Comm node) {
+    int device;
+    int64_t free_b = mem_device_free(node, &device), least;
+    MPI_Comm gpu;
+    MPI_CHECK(MPI_Comm_split(node, device < 0 ? MPI_UNDEFINED : device, 0, &gpu));
+    if (gpu == MPI_COMM_NULL) return gol_ok(); /* no device: backend_select decided otherwise */
+    double mine = (double)backend_cuda_need(slab, &s->cfg).device, sum;
+    MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, gpu));
+    MPI_CHECK(MPI_Allreduce(&free_b, &least, 1, MPI_INT64_T, MPI_MIN, gpu));
+    int sharing;
+    MPI_CHECK(MPI_Comm_size(gpu, &sharing));
+    MPI_CHECK(MPI_Comm_free(&gpu));
+    if (sum <= (double)least) return gol_ok();
+    char host[256] = "?", need[32], have[32], reserve[32];
+    gethostname(host, sizeof host - 1);
+    return gol_fail(GOL_EXIT_USAGE,
+                    "the %lld x %lld grid does not fit on the GPUs: GPU %d of node %s needs %s of "
+                    "device memory for its %d rank(s) (two grids each, u8 frame staging, and %s "
+                    "for NCCL and CUDA graphs), and has %s free; use more GPUs, or a smaller grid",
+                    (long long)slab->width, (long long)slab->height, device, host,
+                    human(sum, need, sizeof need), sharing,
+                    human((double)MEM_CUDA_RESERVE * sharing, reserve, sizeof reserve),
+                    human((double)least, have, sizeof have));
+}
+
+gol_status setup_check_memory(const gol_setup *s, const gol_slab *slab, gol_backend_kind kind,
+                              MPI_Comm comm) {
+    MPI_Comm node;
+    MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    gol_status st = check_host(s, slab, kind, node);
+    /* collective over the node: every rank goes in, whatever the host said */
+    if (kind == GOL_BACKEND_CUDA) {
+        gol_status dev = check_device(s, slab, node);
+        if (st.code == GOL_OK) st = dev;
+    }
+    MPI_CHECK(MPI_Comm_free(&node));
     return status_agree(st, comm);
 }
 

@@ -25,6 +25,12 @@ typedef struct gol_setup {
 gol_status setup_parse(int argc, char **argv, MPI_Comm comm, gol_setup *s, const char **text);
 gol_status setup_initial_state(const gol_setup *s, const gol_slab *slab, uint64_t *rows_h,
                                MPI_Comm comm);
+/* Collective: a user error, before anything big is allocated, when the run cannot fit: the ranks
+ * of a node need more host memory than the node has available (the backend's own buffers, the
+ * start state, the restart frame being read, the frame slots), or, for the CUDA backend, the
+ * ranks of a GPU need more than it has free. The message gives both numbers. */
+gol_status setup_check_memory(const gol_setup *s, const gol_slab *slab, gol_backend_kind kind,
+                              MPI_Comm comm);
 void setup_free(gol_setup *s);
 
 #endif
