@@ -5,6 +5,7 @@
  * (stopped, hung, its node gone quiet) would otherwise hold this rank, and through it every rank,
  * forever. Past the deadline it names the neighbours whose messages did not arrive and aborts
  * every rank. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -17,10 +18,12 @@
  * sent up and the row sent down still land in the right halos. */
 enum { TAG_TO_UP = 11, TAG_TO_DOWN = 12 };
 
-/* Polling: this many MPI_Testsome calls back to back (the rows have usually arrived while the
- * interior was computed, or arrive within microseconds), then a test every POLL_SLEEP_NS, so a
- * long wait leaves the core to the OpenMP threads and the other ranks on the node. */
-enum { POLL_SPINS = 64, POLL_SLEEP_NS = 50000 };
+/* Polling: MPI_Testsome back to back, yielding between tests, for POLL_SPIN_S (the rows have
+ * usually arrived while the interior was computed, or arrive within microseconds; a generation
+ * can take less than 100 us, and a sleep costs more than that), then a test every POLL_SLEEP_NS,
+ * so a long wait leaves the core to the OpenMP threads and the other ranks on the node. */
+#define POLL_SPIN_S 2e-3
+enum { POLL_SLEEP_NS = 50000 };
 /* A gap this long between two polls means this rank itself was not running (stopped, then
  * continued, as mpiexec does before it kills): that time is no neighbour's silence. */
 #define POLL_GAP_S 1.0
@@ -112,9 +115,9 @@ static void say_silent(const halo_mpi *h, char *buf, size_t len) {
  * with a message. Testsome, not Testall: Testall leaves every request open until all are done,
  * and the message must say which neighbour is silent. */
 static void wait_polling(halo_mpi *h) {
-    double last = MPI_Wtime(), waited = 0.0;
+    double start = MPI_Wtime(), last = start, waited = 0.0;
     int open = h->nreq, done_idx[4];
-    for (long spin = 0; open > 0; spin++) {
+    while (open > 0) {
         int ndone = 0;
         MPI_CHECK(MPI_Testsome(h->nreq, h->req, &ndone, done_idx, MPI_STATUSES_IGNORE));
         if (ndone == MPI_UNDEFINED) break; /* no request left open */
@@ -129,7 +132,9 @@ static void wait_polling(halo_mpi *h) {
             gol_abort_msg("%s for %.1f s (--timeout %g): stopped answering; aborting every rank",
                           silent, waited, h->timeout_s);
         }
-        if (spin >= POLL_SPINS) {
+        if (now - start < POLL_SPIN_S) {
+            sched_yield(); /* a peer on this core, when oversubscribed, gets to send */
+        } else {
             struct timespec ts = {0, POLL_SLEEP_NS};
             nanosleep(&ts, NULL);
         }
