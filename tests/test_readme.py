@@ -40,6 +40,9 @@ BLOCKS = {
     "output-h5py": ("run", "reads gun.h5; also run on a packed run, checking the live-cell count"),
     "render-examples": ("run", "golmpi-render on gun.h5, and golmpi from the RLE it writes"),
     "population-plot": ("run", "plot_population.py on gun.h5 (skipped without matplotlib)"),
+    "gpu-check": ("skip", "scripts/gpu_check.sh needs a GPU (without one it exits 3, 'no GPU: "
+                          "nothing to prove'); ctest build_gpu_check runs its --dry-run and that "
+                          "exit"),
     "build": ("skip", "configures, builds, tests and installs the whole project: what ctest, "
                       "which runs this test, was built by"),
 }
