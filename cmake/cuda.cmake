@@ -32,7 +32,8 @@ endfunction()
 # wheel, next to the toolkit (as in the NVIDIA HPC SDK and the CUDA containers) or in the system
 # directories, and wrap it in an IMPORTED target like every other dependency.
 if(NOT TARGET NCCL::nccl)
-  set(NCCL_HOME "$ENV{NCCL_HOME}" CACHE PATH "NCCL install prefix (optional when NCCL sits in the CUDA toolkit or a pip wheel)")
+  set(NCCL_HOME "$ENV{NCCL_HOME}" CACHE PATH
+      "NCCL install prefix (optional when NCCL sits in the CUDA toolkit or a pip wheel)")
   if(NCCL_HOME)
     set(nccl_hints ${NCCL_HOME})
     set(nccl_only NO_DEFAULT_PATH)

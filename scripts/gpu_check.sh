@@ -63,10 +63,12 @@ if [[ -n $parts_arg ]]; then
   IFS=, read -ra PARTS <<<"$parts_arg"
   for p in "${PARTS[@]}"; do [[ -n ${LIMIT[$p]:-} ]] || die "unknown part '$p' (${ALL_PARTS[*]})"; done
 fi
-[[ -d $build ]] || die "no build tree at $build (build first: cmake -S . -B build && cmake --build build; or --build DIR)"
+[[ -d $build ]] ||
+  die "no build tree at $build (build first: cmake -S . -B build && cmake --build build; or --build DIR)"
 build=$(cd "$build" && pwd)
 golmpi=$build/golmpi
-[[ -x $golmpi && -f $build/CMakeCache.txt ]] || die "$build has no golmpi or CMakeCache.txt: not a built tree"
+[[ -x $golmpi && -f $build/CMakeCache.txt ]] ||
+  die "$build has no golmpi or CMakeCache.txt: not a built tree"
 if [[ -n $report ]]; then
   touch "$report" 2>/dev/null || die "cannot write the report $report"
   report=$(cd "$(dirname "$report")" && pwd)/$(basename "$report")
@@ -74,6 +76,9 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")
 ((keep)) || trap 'rm -rf "$work"' EXIT
 [[ $(id -u) == 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Several mpiexec jobs run at once (ctest -j, the frames cases): Open MPI would bind each job's
+# ranks to the same first cores.
+export OMPI_MCA_hwloc_base_binding_policy=${OMPI_MCA_hwloc_base_binding_policy:-none}
 
 cache() { sed -n "s|^$1:[A-Z]*=||p" "$build/CMakeCache.txt" | head -1; }
 
@@ -222,7 +227,8 @@ PY
 write_runner() {
   cat >"$work/runner.py" <<'PY'
 import concurrent.futures as cf, os, re, signal, subprocess, sys, time
-cases_file, jobs, limit, logdir, detail = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+cases_file, jobs, limit, logdir, detail = sys.argv[1:6]
+jobs, limit = int(jobs), float(limit)
 deadline = time.time() + limit
 cases = [l.rstrip("\n").split("\t", 1) for l in open(cases_file) if l.strip()]
 def run(case):
@@ -282,7 +288,8 @@ run_cases() {
   fi
   echo "| case | result | s | last line |"
   echo "| --- | --- | --- | --- |"
-  timeout -k 5 $((limit + 15)) "$PY" "$work/runner.py" "$cases" "$jobs" "$limit" "$work/logs/$part" "$detail"
+  timeout -k 5 $((limit + 15)) "$PY" "$work/runner.py" "$cases" "$jobs" "$limit" "$work/logs/$part" \
+    "$detail"
 }
 
 # The parts -------------------------------------------------------------------------------------
@@ -306,7 +313,9 @@ part_env() {
   row "MPI launcher" "$MPI_LAUNCH N ($("$MPIEXEC" --version 2>&1 | head -1))"
   row "python (h5py, numpy)" "$PY"
   row "golmpi" "$("$golmpi" --version 2>&1)"
-  row "build" "$build: CMAKE_CUDA_ARCHITECTURES=$(cache CMAKE_CUDA_ARCHITECTURES), $(cache CMAKE_BUILD_TYPE), configured in $(cache CMAKE_CACHEFILE_DIR) from $(cache CMAKE_HOME_DIRECTORY)"
+  local where
+  where="configured in $(cache CMAKE_CACHEFILE_DIR) from $(cache CMAKE_HOME_DIRECTORY)"
+  row "build" "$build: CMAKE_CUDA_ARCHITECTURES=$(cache CMAKE_CUDA_ARCHITECTURES), $where"
   row "LD_LIBRARY_PATH" "${LD_LIBRARY_PATH:-(unset)}"
 }
 
@@ -353,8 +362,8 @@ PY
 # EXTRA; it compares every frame with tests/reference.py, exact to the cell
 integration_case() {
   local name=$1 extra=$2 c=$3; shift 3
-  case_line "$name" env "$@" "$PY" "$src/tests/integration.py" --mpiexec "$MPI_LAUNCH" \
-    --golmpi "$golmpi" --backend cuda --extra "$extra" "$c"
+  case_line "$name" env OMP_NUM_THREADS=1 "$@" "$PY" "$src/tests/integration.py" \
+    --mpiexec "$MPI_LAUNCH" --golmpi "$golmpi" --backend cuda --extra "$extra" "$c"
 }
 
 part_frames() {
@@ -440,7 +449,8 @@ part_sanitize() {
                --output san.h5)
   : >"$cases"
   for tool in memcheck racecheck synccheck; do
-    local run=("$san" --tool "$tool" --error-exitcode 9 --print-limit 20 "$golmpi" --backend cuda)
+    local run=(env OMP_NUM_THREADS=1 "$san" --tool "$tool" --error-exitcode 9 --print-limit 20
+               "$golmpi" --backend cuda)
     case_line "${tool}_p1_nccl_graphs_u8" "${MPI_ARGS[@]}" 1 "${run[@]}" --halo nccl "${small[@]}" \
       >>"$cases"
     case_line "${tool}_p2_mpi_nographs_packed_dead" "${MPI_ARGS[@]}" 2 "${run[@]}" --halo mpi \
@@ -497,7 +507,8 @@ write_report() {
 JOBS=${JOBS:-8} BENCH_SIZES=${BENCH_SIZES:-"16384 65536"} BENCH_TARGET=${BENCH_TARGET:-2}
 find_python || die "no python3 with h5py and numpy (integration.py reads the frames): set GOLMPI_PYTHON"
 if ! find_mpiexec; then
-  ((dry)) || die "no mpiexec or mpirun on PATH (set MPIEXEC; on a bare GPU machine: portable-deps.sh install)"
+  ((dry)) ||
+    die "no mpiexec or mpirun on PATH (set MPIEXEC; on a bare GPU machine: portable-deps.sh install)"
   MPIEXEC=mpiexec MPI_LAUNCH="mpiexec --oversubscribe -n"
 fi
 read -ra MPI_ARGS <<<"$MPI_LAUNCH"
@@ -517,7 +528,8 @@ if ((!dry)) && [[ ${GPU_CHECK_NO_PROBE:-0} != 1 ]]; then
   if ((rc == 3)); then
     msg="no GPU: nothing to prove ($(grep -m1 'error' "$work/probe.log" || tail -1 "$work/probe.log"))"
     echo "gpu_check: $msg" >&2
-    [[ -n $report ]] && printf '# golmpi GPU check\n\n%s: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$msg" >"$report"
+    [[ -n $report ]] &&
+      printf '# golmpi GPU check\n\n%s: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$msg" >"$report"
     exit 3
   elif ((rc != 0)); then
     echo "gpu_check: golmpi --backend cuda fails on this machine (exit $rc):" >&2

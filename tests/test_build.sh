@@ -90,7 +90,8 @@ nccl)
   sed 's/^#define NCCL_MINOR .*/#define NCCL_MINOR 17/' "$NCCL_INCLUDE_DIR/nccl.h" \
     >"$tmp/old/include/nccl.h"
   if configure old -DNCCL_HOME="$tmp/old"; then fail "configure accepted NCCL 2.17"; fi
-  grep -q "needs NCCL 2.18 or newer" "$tmp/old.log" || { cat "$tmp/old.log"; fail "no clear message for NCCL 2.17"; }
+  grep -q "needs NCCL 2.18 or newer" "$tmp/old.log" ||
+    { cat "$tmp/old.log"; fail "no clear message for NCCL 2.17"; }
   grep -A2 "needs NCCL" "$tmp/old.log"
   ;;
 gpu_check)
@@ -113,8 +114,9 @@ gpu_check)
   build=$(dirname "$2")
   "$check" --build "$build" --dry-run "$tmp/dry.md" 2>"$tmp/dry.err" ||
     { cat "$tmp/dry.err"; fail "gpu_check.sh --dry-run"; }
-  for want in "ctest --test-dir .* -R .*cuda_kernels.*cuda_vs_cpu_np4" "mpi_across_nographs: .*integration.py" \
-              "nccl_131x37_p1_torus_B36S23_packed: " "--tool racecheck .* --halo nccl" "gpu_bench.sh $build/golmpi"; do
+  for want in "ctest --test-dir .* -R .*cuda_kernels.*cuda_vs_cpu_np4" \
+              "mpi_across_nographs: .*integration.py" "nccl_131x37_p1_torus_B36S23_packed: " \
+              "--tool racecheck .* --halo nccl" "gpu_bench.sh $build/golmpi"; do
     grep -Eq -- "$want" "$tmp/dry.err" || fail "gpu_check.sh --dry-run printed no '$want'"
   done
   for not in cuda_kernels_emulated unit_cuda_plan build_gpu_check; do
