@@ -398,6 +398,8 @@ static void cuda_store(void *impl, uint64_t *rows_h) {
 static void bound_in_flight(cuda_backend *cb) {
     cb->queued++;
     if (!cuda_mark_due(cb->queued)) return;
+    /* a GPU that keeps up never makes the wait below poll: look at NCCL's health here too */
+    halo_poll(cb->halo);
     int64_t m = cb->marks_recorded, w = cuda_mark_to_wait(m);
     if (w >= cb->marks_done)
         wait_event(cb, cb->mark[w % CUDA_MARK_RING], "the generations in flight");
