@@ -6,6 +6,9 @@
 
 #include "core/check.h"
 #include "halo/halo.h"
+#ifdef GOLMPI_HAVE_CUDA
+#include "kernels/device.h"
+#endif
 
 struct gol_backend {
     const gol_backend_ops *ops;
@@ -28,7 +31,7 @@ static gol_status cpu_halo(const char *asked, const char **halo) {
 #ifdef GOLMPI_HAVE_CUDA
 static gol_status cuda_halo(const char *asked, MPI_Comm comm, const char **halo) {
     int distinct = backend_cuda_distinct_gpus(comm);
-    if (strcmp(asked, "nccl") == 0 && !distinct)
+    if (strcmp(asked, "nccl") == 0 && !distinct && !device_nccl_shares_gpus())
         return gol_fail(GOL_EXIT_USAGE,
                         "--halo nccl: some ranks share a GPU, and NCCL refuses two ranks on one "
                         "GPU; use --halo mpi (or --halo auto), or one rank per GPU");

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 #include <limits.h>
+#include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,4 +125,12 @@ int backend_cuda_distinct_gpus(MPI_Comm comm) {
     int every = 0;
     MPI_CHECK(MPI_Allreduce(&distinct, &every, 1, MPI_INT, MPI_MIN, comm));
     return every;
+}
+
+int device_nccl_shares_gpus(void) {
+    /* NCCL up to 2.29 refuses two ranks on one GPU ("Duplicate GPU detected"); 2.30 accepts them
+     * when the user opts in with NCCL_MULTI_RANK_GPU_ENABLE=1 */
+    const char *opt_in = getenv("NCCL_MULTI_RANK_GPU_ENABLE");
+    int v = 0;
+    return opt_in && strcmp(opt_in, "1") == 0 && ncclGetVersion(&v) == ncclSuccess && v >= 23000;
 }

@@ -17,4 +17,8 @@ int device_local_rank(MPI_Comm comm);
  * Only call after backend_cuda_available said yes. */
 int device_select(MPI_Comm comm);
 
+/* 1 when the NCCL loaded accepts several ranks on one GPU and the user asked for it
+ * (NCCL_MULTI_RANK_GPU_ENABLE=1, NCCL 2.30 or later); then --halo nccl may run on shared GPUs. */
+int device_nccl_shares_gpus(void);
+
 #endif
