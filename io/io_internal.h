@@ -33,12 +33,16 @@ const char *io_basename(const char *path);
 
 /* One chunk file, written collectively over comm. The frames are this rank's rows (slab) of
  * nframes frames; gens holds the nframes generations. Returns 1 when the frame write went
- * collective on this rank. The file appears under `name` only after every rank closed it. */
+ * collective on this rank. The file appears under `name` only after every rank closed it.
+ * /population holds the live cells of each frame, counted from frames_h and summed over comm;
+ * on rank 0 they also go to pop_out (nframes values; may be NULL), elsewhere it is untouched. */
 int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
-                   int64_t nframes, const int64_t *gens, const void *frames_h);
+                   int64_t nframes, const int64_t *gens, const void *frames_h, int64_t *pop_out);
 
-/* Rank 0 only: the index "<base>.h5" over chunks [0, nchunks) of sched, replaced atomically. */
-void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched, int64_t nchunks);
+/* Rank 0 only: the index "<base>.h5" over chunks [0, nchunks) of sched, replaced atomically.
+ * population: the live cells of the frames of those chunks, from their first frame on. */
+void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched, int64_t nchunks,
+                    const int64_t *population);
 
 /* Rank 0 only: "<base>.xmf" over chunks [0, nchunks), replaced atomically. The state keeps the
  * text of the frames already described, so a refresh formats only the new chunk. */

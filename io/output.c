@@ -49,7 +49,8 @@ struct gol_output {
     int64_t chunks_done;
     int collective; /* 1 while every frame write went collective */
     double write_s;
-    xdmf_state *xdmf; /* rank 0 */
+    xdmf_state *xdmf;     /* rank 0 */
+    int64_t *population; /* rank 0: live cells of every frame of the schedule, as written */
 
     double wait_s; /* main thread */
 };
@@ -172,7 +173,8 @@ static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
     char name[GOL_PATH_MAX + 64];
     int64_t n = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
     trace_pushf("write %s", io_basename(name));
-    int collective = chunk_h5_write(o->comm, name, &o->meta, &o->slab, n, gens, frames_h);
+    int64_t *pop = o->population ? o->population + schedule_chunk_first(&o->sched, chunk) : NULL;
+    int collective = chunk_h5_write(o->comm, name, &o->meta, &o->slab, n, gens, frames_h, pop);
     trace_pop();
     if (!collective) o->collective = 0;
     o->chunks_done = chunk + 1;
@@ -188,7 +190,7 @@ static void refresh_index(gol_output *o) {
     char name[GOL_PATH_MAX + 64];
     int64_t n = chunk_frames_and_name(o, o->chunks_done - 1, &gens, name, sizeof name);
     trace_push("index");
-    index_h5_write(o->base, &o->meta, &o->sched, o->chunks_done);
+    index_h5_write(o->base, &o->meta, &o->sched, o->chunks_done, o->population);
     xdmf_add_chunk(o->xdmf, name, n, gens);
     xdmf_write(o->xdmf);
     trace_pop();
@@ -248,7 +250,10 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     m->ranks = slab->nranks;
     o->collective = 1;
     MPI_CHECK(MPI_Comm_dup(comm, &o->comm));
-    if (slab->rank == 0) o->xdmf = xdmf_create(o->base, m);
+    if (slab->rank == 0) {
+        o->xdmf = xdmf_create(o->base, m);
+        o->population = gol_xcalloc((size_t)schedule_frames(sched), sizeof *o->population);
+    }
 
     int provided = MPI_THREAD_SINGLE;
     MPI_CHECK(MPI_Query_thread(&provided));
@@ -299,6 +304,21 @@ void output_wait_slot(gol_output *o, int slot) {
     o->wait_s += now_s() - t0;
 }
 
+/* Rank 0: the population series of the frames written, with their generations, to the caller. */
+static void hand_over_series(gol_output *o, gol_output_stats *stats) {
+    int64_t last = o->chunks_done - 1;
+    stats->frames = last < 0 ? 0
+                             : schedule_chunk_first(&o->sched, last) +
+                                   schedule_chunk_frames(&o->sched, last);
+    stats->population = o->population; /* the caller's now */
+    o->population = NULL;
+    stats->generations = NULL;
+    if (!stats->population) return;
+    stats->generations = gol_xmalloc((size_t)(stats->frames + 1) * sizeof(int64_t));
+    for (int64_t f = 0; f < stats->frames; f++)
+        stats->generations[f] = schedule_frame_generation(&o->sched, f);
+}
+
 void output_close(gol_output *o, gol_output_stats *stats) {
     if (o->threaded) {
         double t0 = now_s();
@@ -325,7 +345,9 @@ void output_close(gol_output *o, gol_output_stats *stats) {
         stats->write_s = o->write_s;
         stats->wait_s = o->wait_s;
         stats->collective = o->chunks_done > 0 ? all_collective : 1;
+        hand_over_series(o, stats);
     }
+    free(o->population);
     MPI_CHECK(MPI_Comm_free(&o->comm));
     xdmf_destroy(o->xdmf);
     free(o);

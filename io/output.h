@@ -20,6 +20,10 @@ typedef struct gol_output_stats {
     double write_s;        /* this rank's time inside HDF5 (writer thread) */
     double wait_s;         /* this rank's main-thread time blocked on the writer */
     int collective; /* 1 when every frame write went collective (H5Pget_mpio_actual_io_mode) */
+    /* Rank 0: the generation and live cells of each written frame (`frames` values each, as in
+     * /generations and /population), owned by the caller (free both); NULL on the other ranks. */
+    int64_t *generations, *population;
+    int64_t frames;
 } gol_output_stats;
 
 /* Collective. A user error, before anything is written, when an output file of this run already

@@ -2,7 +2,8 @@
 """Check the files test_io_roundtrip wrote, independently of the C code: every run described by a
 <base>.manifest.json in DIR must have exactly the chunk files its schedule names, with the right
 shapes, types, attributes and generations, every cell of every frame equal to the known pattern,
-an index whose virtual /frames shows the same frames (also after the directory is moved), and no
+an index whose virtual /frames shows the same frames (also after the directory is moved), a
+/population in every chunk and in the index equal to the live cells of those frames, and no
 .part file left anywhere.
 
 Exits 77 (ctest: skipped) when this Python cannot import h5py and numpy.
@@ -77,6 +78,13 @@ def check_attrs(where, attrs, m):
     expect("version" in attrs and len(text(attrs["version"])) > 0, "%s: no version" % where)
 
 
+def live_cells(m, frame):
+    """The live cells of one stored frame: a packed row's bits past the width do not count."""
+    if m["encoding"] == "packed-lsb":
+        return int(np.unpackbits(frame, axis=1, bitorder="little")[:, :m["width"]].sum())
+    return int(frame.astype(np.int64).sum())
+
+
 def row_bytes(m):
     return (m["width"] + 7) // 8 if m["encoding"] == "packed-lsb" else m["width"]
 
@@ -107,6 +115,10 @@ def check_run(d, m):
             expect(g.dtype == np.int64 and g[()].tolist() == gens,
                    "%s: generations %s (%s), want %s" % (name, g[()], g.dtype, gens))
             data = fr[()]
+            pop = f["population"][()].tolist() if "population" in f else None
+            want_pop = [live_cells(m, expected_frame(m, gen)) for gen in gens]
+            expect(pop == want_pop and f["population"].dtype == np.int64,
+                   "%s: /population %s, the frames hold %s" % (name, pop, want_pop))
             for i, gen in enumerate(gens):
                 want = expected_frame(m, gen)
                 bad = int(np.count_nonzero(data[i] != want)) if data.shape[1:] == shape_hw else -1
@@ -132,6 +144,10 @@ def check_index(path, m, frames_by_t, names):
                "%s: frames %s %s" % (path, fr.shape, fr.dtype))
         expect(f["generations"].dtype == np.int64 and f["generations"][()].tolist() == gens,
                "%s: generations %s" % (path, f["generations"][()]))
+        want_pop = [live_cells(m, expected_frame(m, g)) for g in gens]
+        pop = f["population"][()].tolist() if "population" in f else None
+        expect(pop == want_pop and f["population"].dtype == np.int64,
+               "%s: /population %s, the frames hold %s" % (path, pop, want_pop))
         for t, want in enumerate(frames_by_t):
             if t < fr.shape[0]:
                 expect(np.array_equal(fr[t], want), "%s: frame %d differs from its chunk"
