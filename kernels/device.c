@@ -127,6 +127,51 @@ int backend_cuda_distinct_gpus(MPI_Comm comm) {
     return every;
 }
 
+void device_describe(int local_rank, char *text, size_t len) {
+    char why[256] = "";
+    int n = device_count_reason(why, sizeof why);
+    if (n <= 0) {
+        snprintf(text, len, "no GPU (%s)", why);
+        return;
+    }
+    int dev = local_rank % n; /* as device_select chooses */
+    struct cudaDeviceProp prop;
+    char bus[32] = "?";
+    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(prop.name, sizeof prop.name, "?");
+    }
+    if (cudaDeviceGetPCIBusId(bus, (int)sizeof bus, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(bus, sizeof bus, "?");
+    }
+    snprintf(text, len, "GPU %d: %s, PCI %s", dev, prop.name, bus);
+}
+
+static void cuda_version_text(int v, char *text, size_t len) {
+    snprintf(text, len, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+void device_versions(char *runtime, char *driver, char *nccl, size_t len) {
+    int v = 0;
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess)
+        cuda_version_text(v, runtime, len);
+    else
+        snprintf(runtime, len, "unknown");
+    v = 0;
+    if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
+        cuda_version_text(v, driver, len);
+    else
+        snprintf(driver, len, "none (no driver)");
+    (void)cudaGetLastError();
+    v = 0;
+    /* NCCL_VERSION_CODE is major * 10000 + minor * 100 + patch since NCCL 2.9 */
+    if (ncclGetVersion(&v) == ncclSuccess)
+        snprintf(nccl, len, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+    else
+        snprintf(nccl, len, "unknown");
+}
+
 int device_nccl_shares_gpus(void) {
     /* NCCL up to 2.29 refuses two ranks on one GPU ("Duplicate GPU detected"); 2.30 accepts them
      * when the user opts in with NCCL_MULTI_RANK_GPU_ENABLE=1 */

@@ -5,6 +5,7 @@
 #define GOLMPI_DEVICE_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 /* Devices this process can use; 0 when there is no driver or no device. Never aborts: this is how
  * a machine without a GPU is told apart, so the error code is deliberately not checked. */
@@ -16,6 +17,14 @@ int device_local_rank(MPI_Comm comm);
 /* Collective over comm: picks local rank modulo device count, makes it current and returns it.
  * Only call after backend_cuda_available said yes. */
 int device_select(MPI_Comm comm);
+
+/* For the start-up table: the GPU that device_select gives the rank with this local rank, as
+ * "GPU <index>: <name>, PCI <bus id>", or why there is none. Not collective; never aborts. */
+void device_describe(int local_rank, char *text, size_t len);
+
+/* For --version and --stats: the CUDA runtime golmpi was built with and loaded, the driver's CUDA
+ * version ("none (no driver)" without one) and the NCCL loaded, as "12.4" and "2.28.5". */
+void device_versions(char *runtime, char *driver, char *nccl, size_t len);
 
 /* 1 when the NCCL loaded accepts several ranks on one GPU and the user asked for it
  * (NCCL_MULTI_RANK_GPU_ENABLE=1, NCCL 2.30 or later); then --halo nccl may run on shared GPUs. */

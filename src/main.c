@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "io/output.h"
 #include "kernels/backend.h"
@@ -11,6 +12,7 @@
 #include "src/run.h"
 #include "src/setup.h"
 #include "src/report.h"
+#include "src/startup.h"
 #include "core/trace.h"
 
 /* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. */
@@ -51,6 +53,7 @@ static void notice_thread_level(int provided, const gol_config *cfg, int rank) {
 }
 
 int main(int argc, char **argv) {
+    time_t start_time = time(NULL); /* for --stats */
     int provided, rank, nranks;
     /* before MPI is up, MPI_Abort cannot stop the other ranks; MPI's own error handler does */
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
@@ -79,6 +82,7 @@ int main(int argc, char **argv) {
     st = status_agree(backend_select(cfg, comm, &backend_kind, &halo_mode, notice, sizeof notice), comm);
     if (st.code != GOL_OK) return finish(st, NULL, rank);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
+    if (!cfg->quiet) startup_table(backend_kind, halo_mode, comm); /* who runs where, on what */
 
     /* a grid, frame slots or device buffers too big for the nodes: a message, not an abort */
     st = setup_check_memory(&setup, &slab, backend_kind, comm);
@@ -101,8 +105,12 @@ int main(int argc, char **argv) {
     gol_run_result result;
     run_generations(backend, &setup, &slab, comm, &result);
 
-    gol_report_info info = {backend_name(backend), halo_mode, nranks, omp_get_max_threads()};
+    gol_report_info info = {.backend = backend_name(backend), .halo = halo_mode, .nranks = nranks,
+                            .threads = omp_get_max_threads(), .argc = argc, .argv = argv,
+                            .start_time = start_time};
     report_summary(cfg, &setup.sched, &result, &info, comm);
+    free(result.output.population);
+    free(result.output.generations);
 
     backend_destroy(backend);
     setup_free(&setup);

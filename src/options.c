@@ -16,6 +16,7 @@
 #include "core/rule.h"
 #include "halo/halo.h"
 #include "src/options.h"
+#include "src/provenance.h"
 
 #ifndef GOLMPI_VERSION
 #define GOLMPI_VERSION "0.1.0"
@@ -284,13 +285,19 @@ static const char *rule_names_help(void) {
 }
 
 static const char *version_text(void) {
-    /* A static buffer is fine here: the text is built once, on the way out. */
-    static char text[512];
+    /* A static buffer is fine here: the text is built once, on the way out. The same versions
+     * go into --stats (src/report.c). */
+    static char text[1024];
+    gol_versions v;
+    provenance_versions(&v);
     snprintf(text, sizeof text,
-             "golmpi %s\n"
+             "golmpi %s (git commit %s)\n"
              "backends: cpu (OpenMP)%s\n"
-             "HDF5 %d.%d.%d (parallel), MPI %d.%d\n",
-             GOLMPI_VERSION,
+             "compiler: %s; CUDA compiler: %s\n"
+             "MPI: %s (MPI standard %s)\n"
+             "HDF5 %s (parallel)\n"
+             "CUDA runtime %s, CUDA driver %s, NCCL %s\n",
+             v.golmpi, v.commit,
 #ifdef GOLMPI_HAVE_CUDA
              ", cuda"
 #ifdef GOLMPI_HAVE_NCCL
@@ -300,7 +307,8 @@ static const char *version_text(void) {
              "; built without CUDA"
 #endif
              ,
-             H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE, MPI_VERSION, MPI_SUBVERSION);
+             v.compiler, v.cuda_compiler, v.mpi, v.mpi_standard, v.hdf5, v.cuda_runtime,
+             v.cuda_driver, v.nccl);
     return text;
 }
 

@@ -20,7 +20,9 @@
  * surely a mistake, and failing beats an out-of-memory abort. The cap counts the cells as held:
  * rows padded to whole 64-cell words, so "x = 1, y = 2147483647" (2^31 words, 16 GiB) is over
  * it although its 2^31 cells are not. */
+#ifndef PATTERN_MAX_WORDS /* tests/fuzz.cmake sets a smaller cap, to stay in libFuzzer's memory */
 #define PATTERN_MAX_WORDS (INT64_C(1) << 30)
+#endif
 
 static gol_status pattern_alloc(gol_pattern *p, int64_t width, int64_t height, int line) {
     if (width < 1 || height < 1)

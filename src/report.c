@@ -1,77 +1,273 @@
 #include "src/report.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "core/check.h"
+#include "src/provenance.h"
 
 static double per_s(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
 
-typedef struct report_max {
-    double compute_s, halo_s, frame_s, write_s, wait_s;
-} report_max;
+/* The per-rank times, each as max (the figure that bounds the run), min and mean over ranks. */
+enum { T_COMPUTE, T_HALO, T_FRAME, T_WRITE, T_WAIT, N_TIMES };
+static const char *const time_names[N_TIMES] = {"compute_s", "halo_s", "frame_s", "io_write_s",
+                                                "io_wait_s"};
 
-static void write_stats(const gol_config *cfg, const gol_schedule *sched, const gol_run_result *res,
-                        const gol_report_info *info, const report_max *m, double updates) {
-    FILE *f = fopen(cfg->stats, "w");
+typedef struct report_spread {
+    double max[N_TIMES], min[N_TIMES], mean[N_TIMES];
+} report_spread;
+
+enum { HOST_LEN = 64 };
+
+/* What --stats needs beyond the summary: the spread of the times and every rank's host. */
+typedef struct report_ctx {
+    const gol_config *cfg;
+    const gol_schedule *sched;
+    const gol_run_result *res;
+    const gol_report_info *info;
+    const report_spread *t;
+    const char *hosts; /* rank 0: nranks names of HOST_LEN bytes */
+    double updates;
+} report_ctx;
+
+static void gather_spread(const gol_run_result *res, MPI_Comm comm, int nranks, report_spread *t) {
+    double mine[N_TIMES] = {res->times.compute_s, res->times.halo_s, res->times.frame_s,
+                            res->output.write_s, res->output.wait_s};
+    double sum[N_TIMES];
+    MPI_CHECK(MPI_Allreduce(mine, t->max, N_TIMES, MPI_DOUBLE, MPI_MAX, comm));
+    MPI_CHECK(MPI_Allreduce(mine, t->min, N_TIMES, MPI_DOUBLE, MPI_MIN, comm));
+    MPI_CHECK(MPI_Allreduce(mine, sum, N_TIMES, MPI_DOUBLE, MPI_SUM, comm));
+    for (int i = 0; i < N_TIMES; i++)
+        t->mean[i] = sum[i] / nranks;
+}
+
+/* rank 0 gets every rank's host name (nranks x HOST_LEN bytes; the caller frees), others NULL */
+static char *gather_hosts(MPI_Comm comm, int rank, int nranks) {
+    char me[HOST_LEN] = "";
+    if (gethostname(me, sizeof me - 1) != 0) snprintf(me, sizeof me, "?");
+    char *all = rank == 0 ? gol_xmalloc((size_t)nranks * HOST_LEN) : NULL;
+    MPI_CHECK(MPI_Gather(me, HOST_LEN, MPI_CHAR, all, HOST_LEN, MPI_CHAR, 0, comm));
+    return all;
+}
+
+/* ---- --stats ---------------------------------------------------------------------------- */
+
+static void add_int(cJSON *o, const char *name, int64_t v) {
+    cJSON_AddNumberToObject(o, name, (double)v); /* exact below 2^53 cells or bytes */
+}
+
+/* The fields scripts already read (jobs/scaling.sbatch, bench/, tests/): names unchanged. */
+static void json_figures(cJSON *o, const report_ctx *c) {
+    const gol_run_result *res = c->res;
+    cJSON_AddStringToObject(o, "version", GOLMPI_VERSION);
+    cJSON_AddStringToObject(o, "backend", c->info->backend);
+    cJSON_AddStringToObject(o, "halo", c->info->halo);
+    add_int(o, "ranks", c->info->nranks);
+    add_int(o, "threads_per_rank", c->info->threads);
+    add_int(o, "width", c->cfg->width);
+    add_int(o, "height", c->cfg->height);
+    cJSON_AddStringToObject(o, "rule", c->cfg->rule_text);
+    cJSON_AddStringToObject(o, "boundary", config_boundary_name(c->cfg->boundary));
+    add_int(o, "generation_start", c->sched->g_start);
+    add_int(o, "generation_end", c->sched->g_end);
+    add_int(o, "generations", res->generations);
+    cJSON_AddNumberToObject(o, "cell_updates", c->updates);
+    cJSON_AddNumberToObject(o, "wall_s", res->wall_s);
+    cJSON_AddNumberToObject(o, "cell_updates_per_s", per_s(c->updates, res->wall_s));
+    cJSON_AddNumberToObject(o, "compute_cell_updates_per_s",
+                            per_s(c->updates, c->t->max[T_COMPUTE]));
+    for (int i = 0; i < N_TIMES; i++)
+        cJSON_AddNumberToObject(o, time_names[i], c->t->max[i]);
+    add_int(o, "frames", res->frames);
+    add_int(o, "files", res->output.files);
+    add_int(o, "bytes_written", res->output.bytes_written);
+    if (c->cfg->no_output)
+        cJSON_AddNullToObject(o, "collective_io");
+    else
+        cJSON_AddBoolToObject(o, "collective_io", res->output.collective);
+    add_int(o, "population", res->population);
+}
+
+/* min/mean/max over ranks of each time, and the write bandwidth: the bytes of all ranks over the
+ * slowest rank's time in HDF5 (the ranks write at once), null without output. */
+static void json_spread(cJSON *o, const report_ctx *c) {
+    cJSON *over = cJSON_AddObjectToObject(o, "times_over_ranks");
+    for (int i = 0; i < N_TIMES; i++) {
+        cJSON *one = cJSON_AddObjectToObject(over, time_names[i]);
+        cJSON_AddNumberToObject(one, "min", c->t->min[i]);
+        cJSON_AddNumberToObject(one, "mean", c->t->mean[i]);
+        cJSON_AddNumberToObject(one, "max", c->t->max[i]);
+    }
+    double write_s = c->t->max[T_WRITE];
+    if (c->cfg->no_output || write_s <= 0)
+        cJSON_AddNullToObject(o, "io_bandwidth_bytes_per_s");
+    else
+        cJSON_AddNumberToObject(o, "io_bandwidth_bytes_per_s",
+                                (double)c->res->output.bytes_written / write_s);
+}
+
+/* The unique hosts in rank order, each with its rank count and ranks. */
+static void json_hosts(cJSON *o, const report_ctx *c) {
+    cJSON *hosts = cJSON_AddArrayToObject(o, "hosts");
+    int n = c->info->nranks;
+    for (int r = 0; r < n; r++) {
+        const char *h = c->hosts + (size_t)r * HOST_LEN;
+        int seen = 0;
+        for (int k = 0; k < r && !seen; k++)
+            seen = strcmp(h, c->hosts + (size_t)k * HOST_LEN) == 0;
+        if (seen) continue;
+        cJSON *host = cJSON_CreateObject(), *ranks = cJSON_CreateArray();
+        cJSON_AddStringToObject(host, "name", h);
+        int count = 0;
+        for (int k = r; k < n; k++) {
+            if (strcmp(h, c->hosts + (size_t)k * HOST_LEN) != 0) continue;
+            cJSON_AddItemToArray(ranks, cJSON_CreateNumber(k));
+            count++;
+        }
+        add_int(host, "ranks", count);
+        cJSON_AddItemToObject(host, "rank_list", ranks);
+        cJSON_AddItemToArray(hosts, host);
+    }
+}
+
+/* The command line (argv as given, and joined), when it ran, and what it ran with. */
+static void json_provenance(cJSON *o, const report_ctx *c) {
+    cJSON *argv = cJSON_AddArrayToObject(o, "argv");
+    size_t len = 1;
+    for (int i = 0; i < c->info->argc; i++)
+        len += strlen(c->info->argv[i]) + 1;
+    char *line = gol_xcalloc(len, 1);
+    for (int i = 0; i < c->info->argc; i++) {
+        cJSON_AddItemToArray(argv, cJSON_CreateString(c->info->argv[i]));
+        if (i) strcat(line, " ");
+        strcat(line, c->info->argv[i]);
+    }
+    cJSON_AddStringToObject(o, "command_line", line);
+    free(line);
+    char when[32];
+    provenance_iso_time(c->info->start_time, when, sizeof when);
+    cJSON_AddStringToObject(o, "start_time", when);
+    provenance_iso_time(time(NULL), when, sizeof when);
+    cJSON_AddStringToObject(o, "end_time", when);
+    json_hosts(o, c);
+    add_int(o, "threads", c->info->threads); /* per rank, as threads_per_rank */
+    gol_versions v;
+    provenance_versions(&v);
+    cJSON_AddStringToObject(o, "git_commit", v.commit);
+    cJSON *ver = cJSON_AddObjectToObject(o, "versions");
+    cJSON_AddStringToObject(ver, "golmpi", v.golmpi);
+    cJSON_AddStringToObject(ver, "git_commit", v.commit);
+    cJSON_AddStringToObject(ver, "compiler", v.compiler);
+    cJSON_AddStringToObject(ver, "cuda_compiler", v.cuda_compiler);
+    cJSON_AddStringToObject(ver, "mpi", v.mpi);
+    cJSON_AddStringToObject(ver, "mpi_standard", v.mpi_standard);
+    cJSON_AddStringToObject(ver, "hdf5", v.hdf5);
+    cJSON_AddStringToObject(ver, "cuda_runtime", v.cuda_runtime);
+    cJSON_AddStringToObject(ver, "cuda_driver", v.cuda_driver);
+    cJSON_AddStringToObject(ver, "nccl", v.nccl);
+}
+
+/* The live cells of every frame (as /population holds them); without output, the one value known:
+ * the last generation's. */
+static void json_population(cJSON *o, const report_ctx *c) {
+    cJSON *series = cJSON_AddObjectToObject(o, "population_series");
+    cJSON *gens = cJSON_AddArrayToObject(series, "generation");
+    cJSON *pops = cJSON_AddArrayToObject(series, "population");
+    const gol_output_stats *out = &c->res->output;
+    if (!out->population) {
+        cJSON_AddItemToArray(gens, cJSON_CreateNumber((double)c->sched->g_end));
+        cJSON_AddItemToArray(pops, cJSON_CreateNumber((double)c->res->population));
+        return;
+    }
+    for (int64_t f = 0; f < out->frames; f++) {
+        cJSON_AddItemToArray(gens, cJSON_CreateNumber((double)out->generations[f]));
+        cJSON_AddItemToArray(pops, cJSON_CreateNumber((double)out->population[f]));
+    }
+}
+
+static void write_stats(const report_ctx *c) {
+    cJSON *root = cJSON_CreateObject();
+    SYS_CHECK(root != NULL, "cJSON_CreateObject(--stats)");
+    json_figures(root, c);
+    json_spread(root, c);
+    json_provenance(root, c);
+    json_population(root, c);
+    char *text = cJSON_Print(root);
+    SYS_CHECK(text != NULL, "cJSON_Print(--stats)");
+    FILE *f = fopen(c->cfg->stats, "w");
     SYS_CHECK(f != NULL, "fopen(--stats)");
-    fprintf(f,
-            "{\n  \"version\": \"%s\",\n  \"backend\": \"%s\",\n  \"halo\": \"%s\",\n"
-            "  \"ranks\": %d,\n  \"threads_per_rank\": %d,\n  \"width\": %lld,\n  \"height\": %lld,\n"
-            "  \"rule\": \"%s\",\n  \"boundary\": \"%s\",\n  \"generation_start\": %lld,\n"
-            "  \"generation_end\": %lld,\n  \"generations\": %lld,\n  \"cell_updates\": %.0f,\n"
-            "  \"wall_s\": %.6f,\n  \"cell_updates_per_s\": %.6e,\n"
-            "  \"compute_cell_updates_per_s\": %.6e,\n  \"compute_s\": %.6f,\n  \"halo_s\": %.6f,\n"
-            "  \"frame_s\": %.6f,\n  \"io_write_s\": %.6f,\n  \"io_wait_s\": %.6f,\n"
-            "  \"frames\": %lld,\n  \"files\": %lld,\n  \"bytes_written\": %lld,\n"
-            "  \"collective_io\": %s,\n  \"population\": %lld\n}\n",
-            GOLMPI_VERSION, info->backend, info->halo, info->nranks, info->threads,
-            (long long)cfg->width, (long long)cfg->height, cfg->rule_text,
-            config_boundary_name(cfg->boundary), (long long)sched->g_start, (long long)sched->g_end,
-            (long long)res->generations, updates, res->wall_s,
-            per_s(updates, res->wall_s),
-            per_s(updates, m->compute_s), m->compute_s, m->halo_s, m->frame_s,
-            m->write_s, m->wait_s, (long long)res->frames, (long long)res->output.files,
-            (long long)res->output.bytes_written,
-            cfg->no_output ? "null" : (res->output.collective ? "true" : "false"),
-            (long long)res->population);
+    SYS_CHECK(fputs(text, f) >= 0 && fputc('\n', f) != EOF, "write(--stats)");
     SYS_CHECK(fclose(f) == 0, "fclose(--stats)");
+    cJSON_free(text);
+    cJSON_Delete(root);
+}
+
+/* ---- the summary ------------------------------------------------------------------------ */
+
+/* The first and the last frame's population; the last alone without frames. */
+static void print_population(const report_ctx *c) {
+    const gol_output_stats *out = &c->res->output;
+    if (out->population && out->frames > 1)
+        printf("  population  %lld at generation %lld, %lld at generation %lld\n",
+               (long long)out->population[0], (long long)out->generations[0],
+               (long long)out->population[out->frames - 1],
+               (long long)out->generations[out->frames - 1]);
+    else
+        printf("  population  %lld at generation %lld\n", (long long)c->res->population,
+               (long long)c->sched->g_end);
+}
+
+static void print_summary(const report_ctx *c) {
+    const gol_config *cfg = c->cfg;
+    const gol_run_result *res = c->res;
+    const gol_report_info *info = c->info;
+    const double *m = c->t->max;
+    printf("golmpi %s: %lld x %lld %s %s, generations %lld..%lld on %d rank%s "
+           "(%s backend, %s halo, %d thread%s/rank)\n",
+           GOLMPI_VERSION, (long long)cfg->width, (long long)cfg->height,
+           config_boundary_name(cfg->boundary), cfg->rule_text, (long long)c->sched->g_start,
+           (long long)c->sched->g_end, info->nranks, info->nranks == 1 ? "" : "s", info->backend,
+           info->halo, info->threads, info->threads == 1 ? "" : "s");
+    printf("  wall time   %10.3f s   %.3e cell updates/s\n", res->wall_s,
+           per_s(c->updates, res->wall_s));
+    printf("  compute     %10.3f s   %.3e cell updates/s (max over ranks)\n", m[T_COMPUTE],
+           per_s(c->updates, m[T_COMPUTE]));
+    printf("  halo        %10.3f s   (max over ranks)\n", m[T_HALO]);
+    if (!cfg->no_output) {
+        printf("  frames      %10.3f s   unpack/copy (max over ranks)\n", m[T_FRAME]);
+        printf("  I/O         %10.3f s   in HDF5 on the writer thread, %.3f s waited for it\n",
+               m[T_WRITE], m[T_WAIT]);
+        printf("  output      %lld frames in %lld files, %.1f MiB, %s writes -> %s\n",
+               (long long)res->frames, (long long)res->output.files,
+               (double)res->output.bytes_written / 1048576.0,
+               res->output.collective ? "collective" : "independent", cfg->output);
+    }
+    print_population(c);
+    fflush(stdout);
 }
 
 void report_summary(const gol_config *cfg, const gol_schedule *sched, const gol_run_result *res,
                     const gol_report_info *info, MPI_Comm comm) {
-    int rank;
+    int rank, nranks;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    report_max mine = {res->times.compute_s, res->times.halo_s, res->times.frame_s,
-                       res->output.write_s, res->output.wait_s},
-               m;
-    MPI_CHECK(MPI_Allreduce(&mine, &m, 5, MPI_DOUBLE, MPI_MAX, comm));
-    if (rank != 0) return;
-    double updates = (double)cfg->width * (double)cfg->height * (double)res->generations;
-    if (!cfg->quiet) {
-        printf("golmpi %s: %lld x %lld %s %s, generations %lld..%lld on %d rank%s "
-               "(%s backend, %s halo, %d thread%s/rank)\n",
-               GOLMPI_VERSION, (long long)cfg->width, (long long)cfg->height,
-               config_boundary_name(cfg->boundary), cfg->rule_text, (long long)sched->g_start,
-               (long long)sched->g_end, info->nranks, info->nranks == 1 ? "" : "s", info->backend,
-               info->halo, info->threads, info->threads == 1 ? "" : "s");
-        printf("  wall time   %10.3f s   %.3e cell updates/s\n", res->wall_s,
-               per_s(updates, res->wall_s));
-        printf("  compute     %10.3f s   %.3e cell updates/s (max over ranks)\n", m.compute_s,
-               per_s(updates, m.compute_s));
-        printf("  halo        %10.3f s   (max over ranks)\n", m.halo_s);
-        if (!cfg->no_output) {
-            printf("  frames      %10.3f s   unpack/copy (max over ranks)\n", m.frame_s);
-            printf("  I/O         %10.3f s   in HDF5 on the writer thread, %.3f s waited for it\n",
-                   m.write_s, m.wait_s);
-            printf("  output      %lld frames in %lld files, %.1f MiB, %s writes -> %s\n",
-                   (long long)res->frames, (long long)res->output.files,
-                   (double)res->output.bytes_written / 1048576.0,
-                   res->output.collective ? "collective" : "independent", cfg->output);
-        }
-        printf("  population  %lld at generation %lld\n", (long long)res->population,
-               (long long)sched->g_end);
-        fflush(stdout);
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    report_spread t;
+    gather_spread(res, comm, nranks, &t);
+    char *hosts = cfg->stats[0] ? gather_hosts(comm, rank, nranks) : NULL;
+    if (rank == 0) {
+        double updates = (double)cfg->width * (double)cfg->height * (double)res->generations;
+        report_ctx c = {.cfg = cfg,
+                        .sched = sched,
+                        .res = res,
+                        .info = info,
+                        .t = &t,
+                        .hosts = hosts,
+                        .updates = updates};
+        if (!cfg->quiet) print_summary(&c);
+        if (cfg->stats[0]) write_stats(&c);
     }
-    if (cfg->stats[0]) write_stats(cfg, sched, res, info, &m, updates);
+    free(hosts);
 }

@@ -3,6 +3,7 @@
 #define GOLMPI_REPORT_H
 
 #include <mpi.h>
+#include <time.h>
 
 #include "core/config.h"
 #include "core/decomp.h"
@@ -12,10 +13,14 @@
 typedef struct gol_report_info {
     const char *backend, *halo;
     int nranks, threads;
+    int argc; /* the command line, for --stats */
+    char *const *argv;
+    time_t start_time; /* when golmpi started, for --stats */
 } gol_report_info;
 
-/* Collective: maxima over ranks, then rank 0 prints and writes --stats. */
-void report_summary(const gol_config *cfg, const gol_schedule *sched,
-                    const gol_run_result *res, const gol_report_info *info, MPI_Comm comm);
+/* Collective: maxima (and minima and means) over ranks and the hosts, then rank 0 prints the
+ * summary and writes --stats. */
+void report_summary(const gol_config *cfg, const gol_schedule *sched, const gol_run_result *res,
+                    const gol_report_info *info, MPI_Comm comm);
 
 #endif

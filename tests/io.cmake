@@ -64,3 +64,11 @@ golmpi_io_check(io_paraview "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_paravi
   --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
 set_tests_properties(io_paraview PROPERTIES PROCESSORS 2 TIMEOUT 180
   ENVIRONMENT "OMP_NUM_THREADS=1")
+
+# --stats fields, /population against the frames (u8, packed, 1-3 ranks, restart), the start-up
+# table (one line a rank, none with --quiet) and --version (tests/test_stats.py)
+golmpi_io_check(stats_population "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_stats.py
+  --golmpi $<TARGET_FILE:golmpi> --cuda ${GOLMPI_ENABLE_CUDA}
+  --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+set_tests_properties(stats_population PROPERTIES PROCESSORS 3 TIMEOUT 300
+  ENVIRONMENT "OMP_NUM_THREADS=1")

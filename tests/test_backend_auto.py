@@ -33,4 +33,11 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit(f"FAIL: backend {stats['backend']!r}")
     if stats["generations"] != 5 or stats["width"] != 64:
         sys.exit(f"FAIL: stats {stats}")
+    # every --stats field with its type, the versions of the backend chosen among them
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from stats_fields import stats_problems
+    problems = stats_problems(stats, 2, None, ["--size", "64", "--steps", "5", "--no-output",
+                                               "--stats", "s.json"])
+    if problems:
+        sys.exit("FAIL: --stats:\n" + "\n".join(problems))
     print(f"PASS: auto chose {stats['backend']}" + (f" ({notices[0]})" if notices else ""))

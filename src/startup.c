@@ -1,0 +1,84 @@
+#include "src/startup.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/check.h"
+#ifdef GOLMPI_HAVE_CUDA
+#include "kernels/device.h"
+#endif
+
+/* One rank's line, gathered as bytes: fixed sizes, so one MPI_Gather carries every rank. */
+typedef struct rank_line {
+    int rank, local;
+    char host[64];
+    char cores[128];  /* the CPUs this process may run on, as "0-3,8" */
+    char device[160]; /* the GPU, for the CUDA backend */
+} rank_line;
+
+/* sched_getaffinity as a list of ranges, the form taskset and Slurm print. */
+static void affinity_text(char *text, size_t len) {
+    cpu_set_t set;
+    text[0] = '\0';
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        snprintf(text, len, "unknown");
+        return;
+    }
+    size_t used = 0;
+    for (int c = 0; c < CPU_SETSIZE && used < len; c++) {
+        if (!CPU_ISSET(c, &set)) continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            last++;
+        int n = last > c ? snprintf(text + used, len - used, "%s%d-%d", used ? "," : "", c, last)
+                         : snprintf(text + used, len - used, "%s%d", used ? "," : "", c);
+        used += n > 0 ? (size_t)n : 0;
+        c = last;
+    }
+    if (used >= len && len > 4) snprintf(text + len - 4, 4, "..."); /* cut, and says so */
+}
+
+static void describe_self(gol_backend_kind backend, MPI_Comm comm, rank_line *me) {
+    memset(me, 0, sizeof *me);
+    MPI_Comm node;
+    MPI_CHECK(MPI_Comm_rank(comm, &me->rank));
+    MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_CHECK(MPI_Comm_rank(node, &me->local));
+    MPI_CHECK(MPI_Comm_free(&node));
+    if (gethostname(me->host, sizeof me->host - 1) != 0) snprintf(me->host, sizeof me->host, "?");
+    affinity_text(me->cores, sizeof me->cores);
+#ifdef GOLMPI_HAVE_CUDA
+    if (backend == GOL_BACKEND_CUDA) device_describe(me->local, me->device, sizeof me->device);
+#else
+    (void)backend;
+#endif
+}
+
+void startup_table(gol_backend_kind backend, const char *halo, MPI_Comm comm) {
+    int rank, nranks;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    rank_line me, *all = NULL;
+    describe_self(backend, comm, &me);
+    if (rank == 0) all = gol_xmalloc((size_t)nranks * sizeof *all);
+    MPI_CHECK(MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, comm));
+    if (rank != 0) return;
+    int host_w = 4;
+    for (int r = 0; r < nranks; r++) {
+        int w = (int)strlen(all[r].host);
+        if (w > host_w) host_w = w;
+    }
+    /* "Using devices" in nccl-tests' manner: one self-describing line a rank, easy to grep */
+    printf("golmpi: using %d rank%s (%s halo)\n", nranks, nranks == 1 ? "" : "s", halo);
+    for (int r = 0; r < nranks; r++) {
+        const rank_line *l = &all[r];
+        printf("  rank %4d  local %3d  host %-*s  backend %s  %s%scores %s\n", l->rank, l->local,
+               host_w, l->host, config_backend_name(backend), l->device, l->device[0] ? "; " : "",
+               l->cores);
+    }
+    fflush(stdout);
+    free(all);
+}
