@@ -3,7 +3,7 @@
 #   scripts/deps.sh          build and run: compiler, CMake, Open MPI, parallel HDF5
 #   scripts/deps.sh --test   also what the tests use: h5py, numpy, Slurm, munge, libpng, golly
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools)
+pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libcjson-dev)
 if [[ ${1:-} == --test ]]; then
   pkgs+=(python3 python3-h5py python3-numpy slurm-wlm munge libpng-dev golly procps python3-matplotlib paraview python3-paraview xvfb xauth)
 fi
