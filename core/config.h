@@ -34,6 +34,7 @@ typedef struct gol_config {
     gol_boundary boundary;
     gol_backend_kind backend;
     char halo[16]; /* "auto" or a mode name of the table in halo/halo.c */
+    int64_t halo_depth; /* halo rows, exchanged every that many generations; 0: auto (core/depth.h) */
     gol_frame_format frame_format;
     char restart[GOL_PATH_MAX];
     char stats[GOL_PATH_MAX];

@@ -60,13 +60,16 @@ void halo_mode_names(char *buf, size_t len, const char *sep) {
 struct gol_halo {
     const halo_mode *mode;
     void *impl;
+    int peers;        /* messages a post sends: one per neighbour that exists */
+    int64_t messages; /* sent so far */
 };
 
-gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, MPI_Comm comm, void *stream,
-                      double timeout_s) {
+gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows, MPI_Comm comm,
+                      void *stream, double timeout_s) {
     gol_halo *h = gol_xcalloc(1, sizeof *h);
     h->mode = mode;
-    h->impl = mode->ops->create(slab, comm, stream, timeout_s);
+    h->peers = (slab->up >= 0) + (slab->down >= 0);
+    h->impl = mode->ops->create(slab, rows, comm, stream, timeout_s);
     return h;
 }
 
@@ -75,10 +78,12 @@ const char *halo_name(const gol_halo *h) { return h->mode->name; }
 void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_t *top,
                uint64_t *bottom) {
     h->mode->ops->post(h->impl, first, last, top, bottom);
+    h->messages += h->peers;
 }
 
 void halo_wait(gol_halo *h) { h->mode->ops->wait(h->impl); }
 double halo_seconds(const gol_halo *h) { return h->mode->ops->seconds(h->impl); }
+int64_t halo_messages(const gol_halo *h) { return h->messages; }
 bool halo_capturable(const gol_halo *h) { return h->mode->ops->capturable != 0; }
 bool halo_sampled(const gol_halo *h) { return h->mode->ops->sampled != 0; }
 

@@ -1,6 +1,8 @@
 /* The one halo-exchange interface: a mode (one file in halo/ filling a halo_ops, one line in the
  * table in halo/halo.c) copies each rank's first and last owned rows into its neighbours' halo
- * rows, on host memory for the CPU backend or on device memory for the CUDA backend. */
+ * rows, on host memory for the CPU backend or on device memory for the CUDA backend. With a deep
+ * halo (core/depth.h) an exchange moves k rows each way, still one message per neighbour and
+ * direction: the k rows are contiguous in the slab. */
 #ifndef GOLMPI_HALO_H
 #define GOLMPI_HALO_H
 
@@ -21,11 +23,16 @@ typedef struct halo_ops {
     /* Sets the exchange up for this slab over comm. Collective over comm; may block (it may
      * connect to the neighbours). The CUDA device must already be chosen for device modes.
      * timeout_s (--timeout; 0: forever) bounds how long a wait may wait on a neighbour before it
-     * aborts every rank, naming the neighbour. */
-    void *(*create)(const gol_slab *slab, MPI_Comm comm, void *stream, double timeout_s);
+     * aborts every rank, naming the neighbour. rows (1..slab->rows): the rows each message
+     * carries, the halo depth. */
+    void *(*create)(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+                    double timeout_s);
     /* Starts one exchange: top <- last owned row of the rank above, bottom <- first owned row of
-     * the rank below, and the mirror sends of first and last. Rows are slab->nwords words. Past a
-     * dead boundary the halo row is not touched (the caller keeps it zero). Collective with the
+     * the rank below, and the mirror sends of first and last. Rows are slab->nwords words. With
+     * `rows` rows a message (create), each pointer is the first of that many consecutive rows:
+     * first: the first owned rows (sent up), last: the last ones (sent down), top: the halo rows
+     * above, bottom: the halo rows below. Past a dead boundary the halo rows are not touched (the
+     * caller keeps them zero). Collective with the
      * neighbours: every rank posts the same number of exchanges. Host modes do not block; device
      * modes enqueue on the stream after the work already there (the edge rows) and may block the
      * host until those rows are ready. Opens the NVTX range of the exchange, if any: "halo" where
@@ -85,13 +92,16 @@ void halo_mode_names(char *buf, size_t len, const char *sep);
 typedef struct gol_halo gol_halo;
 
 /* The calls below dispatch to the mode's ops; their contracts are stated there. */
-gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, MPI_Comm comm, void *stream,
-                      double timeout_s);
+gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows, MPI_Comm comm,
+                      void *stream, double timeout_s);
 const char *halo_name(const gol_halo *h);
 void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_t *top,
                uint64_t *bottom);
 void halo_wait(gol_halo *h);
 double halo_seconds(const gol_halo *h);
+/* Messages this rank has sent so far: one per neighbour (up, down; a rank that is its own
+ * neighbour counts itself) per post. Local; never blocks. */
+int64_t halo_messages(const gol_halo *h);
 bool halo_capturable(const gol_halo *h);
 bool halo_sampled(const gol_halo *h);
 void halo_poll(gol_halo *h); /* nothing when the mode has no poll */

@@ -31,7 +31,8 @@ enum { POLL_SLEEP_NS = 50000 };
 typedef struct halo_mpi {
     MPI_Comm comm;
     int up, down;
-    int count; /* words per row; a row of 2^31 words would be 2^37 cells, beyond our limits */
+    MPI_Datatype row; /* one row of words: a message of k rows is k of them */
+    int count;        /* rows per message, the halo depth (<= GOL_DEPTH_MAX) */
     MPI_Request req[4];
     int peer[4];     /* the rank (in comm) each request talks to */
     bool is_recv[4]; /* a receive (the peer's row did not arrive) or a send (not taken) */
@@ -40,28 +41,30 @@ typedef struct halo_mpi {
     double seconds;
 } halo_mpi;
 
-static void *mpi_create(const gol_slab *slab, MPI_Comm comm, void *stream, double timeout_s) {
+static void *mpi_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+                        double timeout_s) {
     (void)stream;
     halo_mpi *h = gol_xcalloc(1, sizeof *h);
     MPI_CHECK(MPI_Comm_dup(comm, &h->comm));
     h->up = slab->up;
     h->down = slab->down;
-    h->count = (int)slab->nwords;
+    /* a row of 2^31 words would be 2^37 cells, beyond our limits */
+    MPI_CHECK(MPI_Type_contiguous((int)slab->nwords, MPI_UINT64_T, &h->row));
+    MPI_CHECK(MPI_Type_commit(&h->row));
+    h->count = (int)rows;
     h->timeout_s = timeout_s;
     return h;
 }
 
-/* The exchange with one neighbour: its row into halo_row, ours (own_row) to it. */
+/* The exchange with one neighbour: its rows into halo_row on, ours (from own_row) to it. */
 static void post_peer(halo_mpi *h, int peer, uint64_t *halo_row, int recv_tag,
                       const uint64_t *own_row, int send_tag) {
     h->peer[h->nreq] = peer;
     h->is_recv[h->nreq] = true;
-    MPI_CHECK(
-        MPI_Irecv(halo_row, h->count, MPI_UINT64_T, peer, recv_tag, h->comm, &h->req[h->nreq++]));
+    MPI_CHECK(MPI_Irecv(halo_row, h->count, h->row, peer, recv_tag, h->comm, &h->req[h->nreq++]));
     h->peer[h->nreq] = peer;
     h->is_recv[h->nreq] = false;
-    MPI_CHECK(
-        MPI_Isend(own_row, h->count, MPI_UINT64_T, peer, send_tag, h->comm, &h->req[h->nreq++]));
+    MPI_CHECK(MPI_Isend(own_row, h->count, h->row, peer, send_tag, h->comm, &h->req[h->nreq++]));
 }
 
 static void mpi_post(void *impl, const uint64_t *first, const uint64_t *last, uint64_t *top,
@@ -158,6 +161,7 @@ static double mpi_seconds(const void *impl) { return ((const halo_mpi *)impl)->s
 static void mpi_destroy(void *impl) {
     halo_mpi *h = impl;
     if (!h) return;
+    MPI_CHECK(MPI_Type_free(&h->row));
     MPI_CHECK(MPI_Comm_free(&h->comm));
     free(h);
 }

@@ -17,8 +17,8 @@
 typedef struct halo_mpi_staged {
     gol_halo *host; /* the host MPI mode does the messages */
     int up, down;
-    int64_t nwords;
-    size_t row_bytes;
+    int64_t nwords; /* words per message: the rows of one exchange side */
+    size_t row_bytes; /* bytes per message */
     cudaStream_t stream;
     int cuda_aware;
     uint64_t *mpi_h; /* pinned: send first, send last, recv top, recv bottom (staged only) */
@@ -33,13 +33,14 @@ static int query_cuda_aware_mpi(void) {
 #endif
 }
 
-static void *staged_create(const gol_slab *slab, MPI_Comm comm, void *stream, double timeout_s) {
+static void *staged_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+                           double timeout_s) {
     halo_mpi_staged *h = gol_xcalloc(1, sizeof *h);
-    h->host = halo_create(halo_mode_find("mpi", HALO_MEM_HOST), slab, comm, NULL, timeout_s);
+    h->host = halo_create(halo_mode_find("mpi", HALO_MEM_HOST), slab, rows, comm, NULL, timeout_s);
     h->up = slab->up;
     h->down = slab->down;
-    h->nwords = slab->nwords;
-    h->row_bytes = (size_t)slab->nwords * sizeof(uint64_t);
+    h->nwords = slab->nwords * rows;
+    h->row_bytes = (size_t)h->nwords * sizeof(uint64_t);
     h->stream = (cudaStream_t)stream;
     h->cuda_aware = query_cuda_aware_mpi();
     if (!h->cuda_aware) {

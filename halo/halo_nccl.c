@@ -77,11 +77,12 @@ static void split_blocking(halo_nccl *h) {
     wait_ready(h, h->comm, what);
 }
 
-static void *nccl_create(const gol_slab *slab, MPI_Comm comm, void *stream, double timeout_s) {
+static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+                         double timeout_s) {
     halo_nccl *h = gol_xcalloc(1, sizeof *h);
     h->up = slab->up;
     h->down = slab->down;
-    h->nwords = slab->nwords;
+    h->nwords = slab->nwords * rows; /* words per message: the `rows` rows of one side */
     h->stream = (cudaStream_t)stream;
     h->timeout_s = timeout_s;
     /* Every rank reaches the same decision: only a single rank can be without peers. */

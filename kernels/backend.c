@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/check.h"
+#include "core/depth.h"
 #include "halo/halo.h"
 #ifdef GOLMPI_HAVE_CUDA
 #include "kernels/device.h"
@@ -48,8 +49,8 @@ static gol_status cuda_halo(const char *asked, MPI_Comm comm, const char **halo)
 }
 #endif
 
-gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
-                          const char **halo, char *notice, size_t notice_len) {
+static gol_status select_kind(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
+                              const char **halo, char *notice, size_t notice_len) {
     notice[0] = '\0';
     const char *asked = cfg->halo; /* a mode name or "auto" */
     if (cfg->backend == GOL_BACKEND_CPU) {
@@ -77,6 +78,18 @@ gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind
 #endif
     *backend = GOL_BACKEND_CPU;
     return cpu_halo(asked, halo);
+}
+
+gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
+                          const char **halo, char *notice, size_t notice_len) {
+    gol_status st = select_kind(cfg, comm, backend, halo, notice, notice_len);
+    if (st.code) return st;
+    /* --halo-depth against the backend and the shortest slab; the backend makes the same choice
+     * again at create, where it cannot fail any more */
+    int nranks;
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    int64_t k;
+    return depth_choose(cfg->halo_depth, *backend, cfg->height, nranks, &k);
 }
 
 gol_backend *backend_create(gol_backend_kind kind, const char *halo, const gol_slab *slab,

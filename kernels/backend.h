@@ -15,11 +15,14 @@ typedef struct gol_backend_times {
     double compute_s; /* generations, including the halo wait that could not be hidden */
     double halo_s;    /* time spent in the halo exchange itself */
     double frame_s;   /* unpacking and D2H of frames */
+    int64_t halo_messages; /* halo messages this rank sent (halo_messages in halo/halo.h) */
+    int64_t halo_depth;    /* rows a side per exchange, exchanged every that many generations */
 } gol_backend_times;
 
 /* Decide the backend and the halo mode, collectively over comm. --backend cuda where any rank has
- * no GPU, a device-only halo mode (--halo nccl) without the CUDA backend, or --halo nccl where
- * ranks share a GPU, is a user error. *halo is a mode name of halo/halo.h's table, "auto"
+ * no GPU, a device-only halo mode (--halo nccl) without the CUDA backend, --halo nccl where
+ * ranks share a GPU, or a --halo-depth that the backend or the shortest slab cannot take
+ * (core/depth.h), is a user error. *halo is a mode name of halo/halo.h's table, "auto"
  * resolved. With --backend auto and no GPU, *notice says why the CPU was chosen (rank 0 prints
  * it). */
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,

@@ -1,10 +1,13 @@
-/* The CPU backend: OpenMP threads over rows, with the MPI halo in flight while the interior rows
- * are computed. It runs the shared per-word rule of kernels/life_word.h. */
+/* The CPU backend: OpenMP threads over tiles of rows, with the MPI halo in flight while the
+ * interior rows are computed. It runs the shared rule of core/life_word.h as a sliding window
+ * down the rows, and with a deep halo (core/depth.h) advances k generations between exchanges,
+ * each tile of rows through all k while it is in cache. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/check.h"
+#include "core/depth.h"
 #include "core/life_word.h"
 #include "halo/halo.h"
 #include "kernels/backend.h"
@@ -16,55 +19,122 @@
 typedef struct cpu_backend {
     gol_slab slab;
     int torus;
-    uint64_t *grid[2]; /* (rows + 2) rows: halo above, owned rows, halo below */
+    int64_t depth;     /* k: halo rows a side, exchanged every k generations (core/depth.h) */
+    int64_t valid;     /* halo rows still valid; 0: exchange before the next generation */
+    uint64_t *grid[2]; /* rows + 2k rows: k halo rows above, the owned rows, k halo rows below */
+    uint64_t *send; /* 2k rows: the edge rows in flight, copied, as the interior overwrites them */
+    uint64_t *sums; /* per thread: the column sums of three rows, 2 nwords words each */
+    int nthreads;
     int cur;
     gol_halo *halo;
     double compute_s, frame_s;
 } cpu_backend;
 
+/* Row r of a buffer, r counted from the first owned row (-k..rows+k-1). */
 static uint64_t *row_ptr(const cpu_backend *c, int buf, int64_t r) {
-    return c->grid[buf] + r * c->slab.nwords;
+    return c->grid[buf] + (r + c->depth) * c->slab.nwords;
 }
 
-/* Words 1..nwords-2 have both neighbours in the row, so the loop has no branches and the
- * compiler vectorises it. */
-static inline __attribute__((always_inline)) void
-row_loop(const uint64_t *restrict up, const uint64_t *restrict row, const uint64_t *restrict down,
-         uint64_t *restrict out, int64_t nwords, gol_rule rule) {
-    for (int64_t j = 1; j < nwords - 1; j++)
-        out[j] = gol_word_next(gol_west(up[j], up[j - 1] >> 63), up[j],
-                               gol_east(up[j], up[j + 1] & 1, 63),
-                               gol_west(row[j], row[j - 1] >> 63), row[j],
-                               gol_east(row[j], row[j + 1] & 1, 63),
-                               gol_west(down[j], down[j - 1] >> 63), down[j],
-                               gol_east(down[j], down[j + 1] & 1, 63), rule);
+/* The sliding window (core/life_word.h) down rows [lo, hi) of src into dst; both point at row 0
+ * of their buffer, and rows lo-1 and hi must be readable. Each row's column sums are made once
+ * and serve the rows above, at and below it. */
+static inline __attribute__((always_inline)) void rows_window(const uint64_t *src, uint64_t *dst,
+                                                              int64_t lo, int64_t hi, int64_t nw,
+                                                              int64_t width, int torus,
+                                                              gol_rule rule, uint64_t *sums) {
+    uint64_t *above = sums, *mid = sums + 2 * nw, *below = sums + 4 * nw;
+    gol_row_sums(src + (lo - 1) * nw, above, nw, width, torus);
+    gol_row_sums(src + lo * nw, mid, nw, width, torus);
+    for (int64_t r = lo; r < hi; r++) {
+        gol_row_sums(src + (r + 1) * nw, below, nw, width, torus);
+        gol_row_from_sums(above, mid, below, src + r * nw, dst + r * nw, nw, width, rule);
+        uint64_t *t = above;
+        above = mid;
+        mid = below;
+        below = t;
+    }
 }
 
 /* The clones give AVX2/AVX-512 code where the CPU has it, from one portable binary. Conway gets
- * its own copy of the loop with the rule a constant, so the per-count loop folds away. */
+ * its own copy of the loop with the rule a constant, so the rule's look-up folds away. */
 __attribute__((target_clones("avx512f", "avx2", "default"))) static void
-row_inner(const uint64_t *restrict up, const uint64_t *restrict row, const uint64_t *restrict down,
-          uint64_t *restrict out, int64_t nwords, gol_rule rule) {
+step_rows(const uint64_t *src, uint64_t *dst, int64_t lo, int64_t hi, int64_t nw, int64_t width,
+          int torus, gol_rule rule, uint64_t *sums) {
     if (rule.birth == GOL_RULE_CONWAY_BIRTH && rule.survive == GOL_RULE_CONWAY_SURVIVE) {
         const gol_rule conway = {GOL_RULE_CONWAY_BIRTH, GOL_RULE_CONWAY_SURVIVE};
-        row_loop(up, row, down, out, nwords, conway);
+        rows_window(src, dst, lo, hi, nw, width, torus, conway, sums);
     } else {
-        row_loop(up, row, down, out, nwords, rule);
+        rows_window(src, dst, lo, hi, nw, width, torus, rule, sums);
     }
 }
 
-/* Row r (1-based within the slab) of the next generation into buffer `next`. */
-static void step_row(cpu_backend *c, int64_t r) {
+/* Generation i (1-based) of the pass: rows from the buffer of generation i-1 into the other. */
+static void step_gen(const cpu_backend *c, int64_t i, gol_rows rows, uint64_t *sums) {
+    if (rows.lo >= rows.hi) return;
+    int src = (c->cur + (int)((i - 1) & 1)) & 1;
     const gol_slab *s = &c->slab;
-    const uint64_t *up = row_ptr(c, c->cur, r - 1), *row = row_ptr(c, c->cur, r),
-                   *down = row_ptr(c, c->cur, r + 1);
-    uint64_t *out = row_ptr(c, 1 - c->cur, r);
-    int64_t nw = s->nwords;
-    out[0] = gol_row_word(up, row, down, 0, nw, s->width, c->torus, s->rule);
-    if (nw > 1) {
-        row_inner(up, row, down, out, nw, s->rule);
-        out[nw - 1] = gol_row_word(up, row, down, nw - 1, nw, s->width, c->torus, s->rule);
+    step_rows(row_ptr(c, src, 0), row_ptr(c, 1 - src, 0), rows.lo, rows.hi, s->nwords, s->width,
+              c->torus, s->rule, sums);
+}
+
+/* A tile of rows fits the core's cache with both buffers, so the tile's generations after the
+ * first reuse it instead of streaming the slab from memory each generation. One generation
+ * reuses nothing: then one tile a thread. */
+enum { TILE_CACHE_BYTES = 512 * 1024 };
+static int64_t tile_rows(const cpu_backend *c, int64_t gens) {
+    if (gens == 1) return (c->slab.rows + c->nthreads - 1) / c->nthreads;
+    int64_t t = TILE_CACHE_BYTES / (2 * c->slab.nwords * (int64_t)sizeof(uint64_t));
+    return t < 1 ? 1 : t;
+}
+
+/* Sends this rank's k edge rows and receives the k halo rows a side into the current buffer. */
+static void post_exchange(cpu_backend *c) {
+    int64_t k = c->depth, rows = c->slab.rows, words = k * c->slab.nwords;
+    memcpy(c->send, row_ptr(c, c->cur, 0), (size_t)words * 8);
+    memcpy(c->send + words, row_ptr(c, c->cur, rows - k), (size_t)words * 8);
+    halo_post(c->halo, c->send, c->send + words, row_ptr(c, c->cur, -k), row_ptr(c, c->cur, rows));
+}
+
+/* One pass (core/depth.h): the interior tiles and their seams while the halo travels, then the
+ * edge bands, each thread with its own sums. MPI only on the master thread. */
+static void run_split_pass(cpu_backend *c, const gol_pass *p, bool posted) {
+    int64_t tiles = pass_tiles(p), n = p->gens;
+#pragma omp parallel
+    {
+        uint64_t *sums = c->sums + (int64_t)omp_get_thread_num() * 6 * c->slab.nwords;
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < tiles; j++)
+            for (int64_t i = 1; i <= n; i++)
+                step_gen(c, i, pass_tile_rows(p, j, i), sums);
+#pragma omp for schedule(static)
+        for (int64_t j = 1; j < tiles; j++)
+            for (int64_t i = 1; i <= n; i++)
+                step_gen(c, i, pass_seam_rows(p, j, i), sums);
+#pragma omp master
+        if (posted) halo_wait(c->halo);
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int side = 0; side < 2; side++)
+            for (int64_t i = 1; i <= n; i++)
+                step_gen(c, i, pass_band_rows(p, side, i), sums);
     }
+}
+
+static void run_pass(cpu_backend *c, int64_t gens, bool posted) {
+    gol_pass p = {.rows = c->slab.rows,
+                  .valid = c->valid,
+                  .gens = gens,
+                  .dead_top = c->slab.up < 0,
+                  .dead_bottom = c->slab.down < 0,
+                  .tile = tile_rows(c, gens)};
+    if (pass_split(&p)) {
+        run_split_pass(c, &p, posted);
+        return;
+    }
+    /* a slab too short to split: every valid row a generation, once the halo is in */
+    if (posted) halo_wait(c->halo);
+    for (int64_t i = 1; i <= gens; i++)
+        step_gen(c, i, pass_whole_rows(&p, i), c->sums);
 }
 
 static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
@@ -75,37 +145,49 @@ static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config
     cpu_backend *c = gol_xcalloc(1, sizeof *c);
     c->slab = *slab;
     c->torus = slab->boundary == GOL_BOUNDARY_TORUS;
-    int64_t words = (slab->rows + 2) * slab->nwords;
+    /* backend_select has checked the depth: the same choice cannot fail here */
+    gol_status st =
+        depth_choose(cfg->halo_depth, GOL_BACKEND_CPU, slab->height, slab->nranks, &c->depth);
+    if (st.code) gol_die(__FILE__, __LINE__, "depth_choose", "golmpi", st.msg);
+    c->nthreads = omp_get_max_threads();
+    int64_t nw = slab->nwords, words = (slab->rows + 2 * c->depth) * nw;
     /* calloc: halo rows past a dead boundary stay zero for the whole run */
-    for (int b = 0; b < 2; b++) c->grid[b] = gol_xcalloc((size_t)words, sizeof(uint64_t));
-    c->halo = halo_create(mode, slab, comm, NULL, cfg->timeout_s);
+    for (int b = 0; b < 2; b++)
+        c->grid[b] = gol_xcalloc((size_t)words, sizeof(uint64_t));
+    c->send = gol_xcalloc((size_t)(2 * c->depth * nw), sizeof(uint64_t));
+    c->sums = gol_xcalloc((size_t)(c->nthreads * 6 * nw), sizeof(uint64_t));
+    c->halo = halo_create(mode, slab, c->depth, comm, NULL, cfg->timeout_s);
     return c;
 }
 
 static void cpu_load(void *impl, const uint64_t *rows_h) {
     cpu_backend *c = impl;
-    memcpy(row_ptr(c, c->cur, 1), rows_h, (size_t)(c->slab.rows * c->slab.nwords) * 8);
+    memcpy(row_ptr(c, c->cur, 0), rows_h, (size_t)(c->slab.rows * c->slab.nwords) * 8);
+    c->valid = 0; /* the halo rows are of another grid */
 }
 
 static void cpu_store(void *impl, uint64_t *rows_h) {
     cpu_backend *c = impl;
-    memcpy(rows_h, row_ptr(c, c->cur, 1), (size_t)(c->slab.rows * c->slab.nwords) * 8);
+    memcpy(rows_h, row_ptr(c, c->cur, 0), (size_t)(c->slab.rows * c->slab.nwords) * 8);
 }
 
+/* Exchanges fall every k generations counted from the load, whatever pieces the caller cuts its
+ * calls into (frames, progress, GOLMPI_DEBUG_PIECE), so every rank posts the same exchanges; the
+ * owned rows are whole after every generation, so a call may end anywhere in a cycle. */
 static void cpu_advance(void *impl, int64_t generations) {
     cpu_backend *c = impl;
-    int64_t rows = c->slab.rows;
-    for (int64_t g = 0; g < generations; g++) {
+    while (generations > 0) {
         double t0 = MPI_Wtime();
-        halo_post(c->halo, row_ptr(c, c->cur, 1), row_ptr(c, c->cur, rows), row_ptr(c, c->cur, 0),
-                  row_ptr(c, c->cur, rows + 1));
-        /* the interior needs no halo: it runs while the edge rows travel */
-#pragma omp parallel for schedule(static)
-        for (int64_t r = 2; r < rows; r++) step_row(c, r);
-        halo_wait(c->halo);
-        step_row(c, 1);
-        if (rows > 1) step_row(c, rows);
-        c->cur = 1 - c->cur;
+        bool posted = c->valid == 0;
+        if (posted) {
+            post_exchange(c);
+            c->valid = c->depth;
+        }
+        int64_t n = generations < c->valid ? generations : c->valid;
+        run_pass(c, n, posted);
+        c->cur = (c->cur + (int)(n & 1)) & 1;
+        c->valid -= n;
+        generations -= n;
         c->compute_s += MPI_Wtime() - t0;
     }
 }
@@ -117,12 +199,13 @@ static void cpu_frame_begin(void *impl, int slot, gol_frame_format fmt, void *ds
     int64_t width = c->slab.width, row_bytes = frame_row_bytes(width, fmt);
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < c->slab.rows; r++) {
-        const uint64_t *row = row_ptr(c, c->cur, r + 1);
+        const uint64_t *row = row_ptr(c, c->cur, r);
         uint8_t *dst = (uint8_t *)dst_h + r * row_bytes;
         if (fmt == GOL_FRAME_PACKED) {
             memcpy(dst, row, (size_t)row_bytes); /* LSB-first words are LSB-first bytes */
         } else {
-            for (int64_t x = 0; x < width; x++) dst[x] = (uint8_t)((row[x >> 6] >> (x & 63)) & 1);
+            for (int64_t x = 0; x < width; x++)
+                dst[x] = (uint8_t)((row[x >> 6] >> (x & 63)) & 1);
         }
     }
     c->frame_s += MPI_Wtime() - t0;
@@ -146,16 +229,17 @@ static void cpu_host_free(void *impl, void *p) {
 static int64_t cpu_population(void *impl) {
     cpu_backend *c = impl;
     int64_t n = 0, words = c->slab.rows * c->slab.nwords;
-    const uint64_t *w = row_ptr(c, c->cur, 1);
+    const uint64_t *w = row_ptr(c, c->cur, 0);
 #pragma omp parallel for reduction(+ : n) schedule(static)
-    for (int64_t i = 0; i < words; i++) n += __builtin_popcountll(w[i]);
+    for (int64_t i = 0; i < words; i++)
+        n += __builtin_popcountll(w[i]);
     return n;
 }
 
 static gol_backend_times cpu_times(const void *impl) {
     const cpu_backend *c = impl;
     double halo = halo_seconds(c->halo);
-    gol_backend_times t = {c->compute_s - halo, halo, c->frame_s};
+    gol_backend_times t = {c->compute_s - halo, halo, c->frame_s, halo_messages(c->halo), c->depth};
     return t;
 }
 
@@ -164,6 +248,8 @@ static void cpu_destroy(void *impl) {
     halo_destroy(c->halo);
     free(c->grid[0]);
     free(c->grid[1]);
+    free(c->send);
+    free(c->sums);
     free(c);
 }
 

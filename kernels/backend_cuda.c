@@ -364,7 +364,7 @@ static void *cuda_create(const char *halo, const gol_slab *slab, const gol_confi
     create_events(cb);                /* fork and join, marks, the halo sample, timers */
     alloc_slabs(cb);                  /* two zeroed grid buffers and the population counter */
     /* collective: the halo mode may connect to the neighbours (NCCL) */
-    cb->halo = halo_create(mode, slab, comm, cb->comm, cfg->timeout_s);
+    cb->halo = halo_create(mode, slab, 1, comm, cb->comm, cfg->timeout_s); /* depth 1 for now */
     wait_stream(cb, cb->compute, "zeroing the grid buffers");
     warm_up_and_capture(cb, cfg); /* warm-up exchanges, then graphs where the mode allows */
     return cb;
@@ -512,7 +512,7 @@ static int64_t cuda_population(void *impl) {
  * (the population, at the end of a run). */
 static gol_backend_times cuda_times(const void *impl) {
     const cuda_backend *cb = impl;
-    gol_backend_times t;
+    gol_backend_times t = {.halo_messages = halo_messages(cb->halo), .halo_depth = 1};
     t.compute_s = cb->atimer.seconds;
     if (halo_sampled(cb->halo))
         t.halo_s = cb->samples ? cb->sample_s / (double)cb->samples * (double)cb->generations : 0.0;

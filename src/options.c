@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/depth.h"
 #include "core/rule.h"
 #include "halo/halo.h"
 #include "src/options.h"
@@ -34,9 +35,9 @@ struct option_context {
 };
 
 typedef gol_status option_apply(const gol_option *opt, const char *arg, option_context *ctx);
-static option_apply apply_int64, apply_size, apply_flag, apply_path, apply_output, apply_seed,
-    apply_density, apply_at, apply_rule, apply_boundary, apply_backend, apply_halo,
-    apply_frame_format, apply_seconds, apply_help, apply_version;
+static option_apply apply_int64, apply_int64_or_auto, apply_size, apply_flag, apply_path,
+    apply_output, apply_seed, apply_density, apply_at, apply_rule, apply_boundary, apply_backend,
+    apply_halo, apply_frame_format, apply_seconds, apply_help, apply_version;
 static const char *rule_names_help(void);
 /* --halo's help: "auto | " and the visible modes of halo/halo.c's table, so a new mode needs no
  * edit here. fill_halo_help writes it before --help is built. */
@@ -98,6 +99,11 @@ static const gol_option table[] = {
     {.name = "halo", .metavar = "KIND", .default_text = "auto", .group = "Run",
      .help = halo_help, /* "auto | mpi | nccl": from halo/halo.c's table, see fill_halo_help */
      .apply = apply_halo},
+    {.name = "halo-depth", .metavar = "K", .default_text = "auto", .group = "Run",
+     .help = "K halo rows, exchanged every K generations;\n"
+             "auto: by backend and slab height (cpu: up to 16, cuda: 1)",
+     .apply = apply_int64_or_auto, FIELD(halo_depth), .lo = 1, .hi = GOL_DEPTH_MAX,
+     .range_text = "1 to 1024 rows, or auto"},
     {.name = "no-graphs", .group = "Run",
      .help = "CUDA: launch per generation, no CUDA graph replay",
      .apply = apply_flag, FIELD(no_graphs)},
@@ -336,6 +342,13 @@ static gol_status apply_int64(const gol_option *o, const char *arg, option_conte
     char label[32];
     return parse_i64(option_label(o, label, sizeof label), arg, o->lo, o->hi, o->range_text,
                      (int64_t *)field_of(ctx, o));
+}
+
+/* "auto" (stored as 0) or an integer in [lo, hi]. */
+static gol_status apply_int64_or_auto(const gol_option *o, const char *arg, option_context *ctx) {
+    if (strcmp(arg, "auto") != 0) return apply_int64(o, arg, ctx);
+    *(int64_t *)field_of(ctx, o) = 0;
+    return gol_ok();
 }
 
 /* --size N is --width N --height N, but says "a side" in its message. */

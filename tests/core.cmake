@@ -1,5 +1,5 @@
 # Core: the rule arithmetic, the decomposition, and the whole program against a naive reference.
-foreach(t word decomp random_start cuda_plan)
+foreach(t word decomp depth random_start cuda_plan)
   add_executable(test_${t} ${GOLMPI_TEST_DIR}/test_${t}.c)
   target_link_libraries(test_${t} PRIVATE golmpi_core)
   add_test(NAME unit_${t} COMMAND test_${t})
@@ -11,6 +11,8 @@ set(GOLMPI_INTEGRATION_CASES
   ref_77x23_p1_torus_B3S23 ref_77x23_p2_dead_B3S23 ref_77x23_p3_torus_B36S23
   ref_77x23_p4_dead_B36S23 ref_130x67_p3_torus_B3S23_packed ref_130x67_p4_dead_B36S23_packed
   ref_64x9_p4_torus_B3S23 ref_1x5_p2_torus_B3S23 ref_200x4_p4_dead_B2S ref_65x7_p2_torus_B0S8
+  ref_101x31_p4_dead_B0S8 ref_67x29_p3_dead_B36S23 ref_131x26_p2_torus_B0S23
+  ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23
   random_start across restart pattern r_pentomino pieces)
 function(golmpi_integration_tests backend)
   foreach(c ${GOLMPI_INTEGRATION_CASES})
@@ -22,6 +24,40 @@ function(golmpi_integration_tests backend)
   endforeach()
 endfunction()
 golmpi_integration_tests(cpu)
+
+# Deep halos (core/depth.h): the frames must not depend on --halo-depth. The cases above run at
+# the default, auto, which is 1 on short slabs (one row a rank included) and deeper on the tall
+# ones (97x530 on 4 ranks: 4; 70x1100 on 1 rank: 16, exchanging with itself). Each explicit depth
+# runs the cases whose every slab holds that many rows: odd widths, 1 to 4 ranks, both boundaries,
+# B3/S23, B36/S23, B0 rules (cells born in the open, never past a dead edge), restart, calls cut
+# unlike the other ranks' (pieces), frames falling inside an exchange cycle (every 4 or 3
+# generations against depths 3, 5 and 16).
+set(GOLMPI_DEPTH_CASES_5
+  ref_77x23_p2_dead_B3S23 ref_77x23_p3_torus_B36S23 ref_77x23_p4_dead_B36S23
+  ref_130x67_p3_torus_B3S23_packed ref_101x31_p4_dead_B0S8 ref_67x29_p3_dead_B36S23
+  ref_131x26_p2_torus_B0S23 restart across pieces)
+set(GOLMPI_DEPTH_CASES_16
+  ref_77x23_p1_torus_B3S23 ref_130x67_p3_torus_B3S23_packed ref_97x530_p4_dead_B3S23
+  ref_70x1100_p1_torus_B36S23)
+function(golmpi_depth_tests depth)
+  foreach(c ${ARGN})
+    add_test(NAME cpu_depth${depth}_${c}
+      COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
+              --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu
+              --halo-depth ${depth} ${c})
+    set_tests_properties(cpu_depth${depth}_${c} PROPERTIES PROCESSORS 2
+      ENVIRONMENT "OMP_NUM_THREADS=1" TIMEOUT 600)
+  endforeach()
+endfunction()
+golmpi_depth_tests(1 ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23 pieces)
+golmpi_depth_tests(2 ${GOLMPI_DEPTH_CASES_5} ref_64x9_p4_torus_B3S23 ref_1x5_p2_torus_B3S23)
+golmpi_depth_tests(3 ${GOLMPI_DEPTH_CASES_5})
+golmpi_depth_tests(5 ${GOLMPI_DEPTH_CASES_5})
+golmpi_depth_tests(16 ${GOLMPI_DEPTH_CASES_16})
+add_test(NAME cpu_depth_refused
+  COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
+          --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu depth_refused)
+set_tests_properties(cpu_depth_refused PROPERTIES PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=1")
 if(GOLMPI_ENABLE_CUDA)
   # one GPU serves every rank in CI-like setups: --halo auto picks NCCL only for distinct GPUs
   golmpi_integration_tests(cuda)

@@ -2,6 +2,10 @@
 """End-to-end checks of golmpi under mpiexec against tests/reference.py, exact to the cell.
 
     integration.py --mpiexec "mpiexec --oversubscribe -n" --golmpi build/golmpi CASE [--backend cpu]
+                   [--halo-depth K|auto]
+
+--halo-depth runs every golmpi of the case with that halo depth (core/depth.h): the frames must be
+the same at every depth, so each case checks them against the reference as it is.
 
 Exit 0 when every frame matches, 1 on the first wrong cell, 77 when --backend cuda finds no GPU
 (golmpi's exit code 3)."""
@@ -209,6 +213,23 @@ def case_r_pentomino(r, tmp):
         sys.exit(f"FAIL: R-pentomino populations {pops}; expected 5 at 0 and 116 at 1103")
 
 
+def case_depth_refused(r, tmp):
+    """An explicit --halo-depth deeper than the shortest slab is refused with exit 2 and a message
+    that names the rank and the most it can take; auto shrinks to fit (here to 1 row a rank)."""
+    base = ["--width", 77, "--height", 23, "--steps", 4, "--save-every", 2]
+    p = r.run(4, base + ["--halo-depth", 6, "--output", "x.h5"], tmp, expect=2)
+    want = "--halo-depth 6: each rank sends its neighbours its 6 first and last rows, but rank 3 " \
+           "owns only 5; use --halo-depth 5 or less (or auto), or fewer ranks"
+    if want not in p.stderr:
+        sys.exit(f"FAIL: expected '{want}'; stderr:\n{p.stderr}")
+    if os.path.exists(os.path.join(tmp, "x.h5")):
+        sys.exit("FAIL: a refused run wrote its index")
+    frames, _ = r.frames(4, ["--width", 30, "--height", 5, "--steps", 9, "--save-every", 3,
+                             "--seed", 3, "--boundary", "dead", "--halo-depth", "auto"], tmp)
+    check_against_reference(frames, reference.random_grid(3, 0.5, 30, 5),
+                            reference.parse_rule("B3/S23"), False, "auto on one-row slabs")
+
+
 def case_pieces(r, tmp):
     """One rank cuts its advance calls into pieces unlike the others' (the debug setting
     GOLMPI_DEBUG_PIECE="rank:n" of src/run.c), and the frames still match the reference. On the GPU
@@ -242,6 +263,7 @@ CASES = {
     "across": case_across,
     "restart": case_restart,
     "pattern": case_pattern,
+    "depth_refused": case_depth_refused,
 }
 
 
@@ -251,9 +273,11 @@ def main():
     ap.add_argument("--golmpi", required=True)
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--extra", default="", help="more golmpi arguments, e.g. --halo mpi")
+    ap.add_argument("--halo-depth", default=None, help="every run with this --halo-depth")
     ap.add_argument("case")
     a = ap.parse_args()
-    r = Runner(a.mpiexec, os.path.abspath(a.golmpi), a.backend, shlex.split(a.extra))
+    extra = shlex.split(a.extra) + (["--halo-depth", a.halo_depth] if a.halo_depth else [])
+    r = Runner(a.mpiexec, os.path.abspath(a.golmpi), a.backend, extra)
     with tempfile.TemporaryDirectory(prefix="golmpi-test-") as tmp:
         try:
             m = re.fullmatch(r"ref_(\d+)x(\d+)_p(\d)_(torus|dead)_(B\d*S\d*)(_packed)?", a.case)
@@ -268,7 +292,8 @@ def main():
         except Skip as e:
             print(f"SKIP: {e}")
             return SKIP
-    print(f"PASS {a.case} ({a.backend})")
+    depth = f", --halo-depth {a.halo_depth}" if a.halo_depth else ""
+    print(f"PASS {a.case} ({a.backend}{depth})")
     return 0
 
 
