@@ -127,6 +127,18 @@ static void add_frame_views(const char *part, int64_t nframes, const hsize_t *di
  * row's last byte is masked to the width: its padding bits are 0 by construction (DESIGN,
  * Representation; tests/test_stats.py checks the frames), and the mask keeps a stray one from
  * ever counting as a cell. */
+/* Set bits in bytes [0, n) of p, eight bytes at a time (a byte at a time ran at 0.3 GB/s). */
+static int64_t popcount_bytes(const uint8_t *p, int64_t n) {
+    int64_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, sizeof w);
+        count += __builtin_popcountll(w);
+    }
+    for (; i < n; i++) count += __builtin_popcount(p[i]);
+    return count;
+}
+
 static void count_live_cells(const io_meta *m, const gol_slab *slab, int64_t nframes,
                              const void *frames_h, int64_t *live) {
     const uint8_t *p = frames_h;
@@ -140,7 +152,7 @@ static void count_live_cells(const io_meta *m, const gol_slab *slab, int64_t nfr
                 for (int64_t i = 0; i < m->row_bytes; i++) n += p[i];
                 continue;
             }
-            for (int64_t i = 0; i + 1 < m->row_bytes; i++) n += __builtin_popcount(p[i]);
+            n += popcount_bytes(p, m->row_bytes - 1);
             n += __builtin_popcount((unsigned)(p[m->row_bytes - 1] & last_mask));
         }
         live[f] = n;
