@@ -1,4 +1,7 @@
-/* The run's configuration: what every layer may read about the run. The program fills it from the
+/* core/ is the ground that every folder shares: checks, status, this configuration type, the slab,
+ * the schedule, the rule and bit-row layout, tracing; it includes no other folder.
+ *
+ * The run's configuration: what every layer may read about the run. The program fills it from the
  * command line (src/options.h); kernels/, halo/ and io/ only read it. */
 #ifndef GOLMPI_CONFIG_H
 #define GOLMPI_CONFIG_H

@@ -1,4 +1,6 @@
-/* The one halo-exchange interface: a mode (one file in halo/ filling a halo_ops, one line in the
+/* halo/ is the layer below kernels/: moving the edge rows between neighbouring ranks.
+ *
+ * The one halo-exchange interface: a mode (one file in halo/ filling a halo_ops, one line in the
  * table in halo/halo.c) copies each rank's first and last owned rows into its neighbours' halo
  * rows, on host memory for the CPU backend or on device memory for the CUDA backend. With a deep
  * halo (core/depth.h) an exchange moves k rows each way, still one message per neighbour and

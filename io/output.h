@@ -1,4 +1,6 @@
-/* Chunk files, the index and the XDMF description (DESIGN, Output). One writer thread per rank
+/* io/ is the layer below halo/: everything that writes or reads golmpi's files.
+ *
+ * Chunk files, the index and the XDMF description (DESIGN, Output). One writer thread per rank
  * makes every HDF5 call, so the generation loop goes on while a chunk is written. */
 #ifndef GOLMPI_OUTPUT_H
 #define GOLMPI_OUTPUT_H

@@ -1,4 +1,6 @@
-/* The interface both backends fill. The driver never knows where the grid lives: it loads packed
+/* kernels/ is the layer below the program: the backends that own the grid and advance it.
+ *
+ * The interface both backends fill. The driver never knows where the grid lives: it loads packed
  * rows, advances, asks for frames into host buffers, and reads the population. */
 #ifndef GOLMPI_BACKEND_H
 #define GOLMPI_BACKEND_H

@@ -1,4 +1,6 @@
-/* golmpi: Game of Life on one large grid, split into row slabs over MPI ranks.
+/* src/ is the program, the top layer: main, the command line, setup, the driver and the report.
+ *
+ * golmpi: Game of Life on one large grid, split into row slabs over MPI ranks.
  *   parse -> decompose -> choose backend -> initial state -> generations + output -> report */
 #include <mpi.h>
 #include <omp.h>
