@@ -31,6 +31,7 @@ typedef struct report_ctx {
     const report_spread *t;
     const char *hosts; /* rank 0: nranks names of HOST_LEN bytes */
     double updates;
+    int64_t halo_messages; /* all ranks' together */
 } report_ctx;
 
 static void gather_spread(const gol_run_result *res, MPI_Comm comm, int nranks, report_spread *t) {
@@ -65,6 +66,10 @@ static void json_figures(cJSON *o, const report_ctx *c) {
     cJSON_AddStringToObject(o, "version", GOLMPI_VERSION);
     cJSON_AddStringToObject(o, "backend", c->info->backend);
     cJSON_AddStringToObject(o, "halo", c->info->halo);
+    add_int(o, "halo_depth", res->times.halo_depth);
+    add_int(o, "halo_messages", c->halo_messages);
+    cJSON_AddNumberToObject(o, "halo_messages_per_generation",
+                            res->generations ? (double)c->halo_messages / res->generations : 0.0);
     add_int(o, "ranks", c->info->nranks);
     add_int(o, "threads_per_rank", c->info->threads);
     add_int(o, "width", c->cfg->width);
@@ -235,7 +240,10 @@ static void print_summary(const report_ctx *c) {
            per_s(c->updates, res->wall_s));
     printf("  compute     %10.3f s   %.3e cell updates/s (max over ranks)\n", m[T_COMPUTE],
            per_s(c->updates, m[T_COMPUTE]));
-    printf("  halo        %10.3f s   (max over ranks)\n", m[T_HALO]);
+    printf("  halo        %10.3f s   (max over ranks), depth %lld: %lld messages, %.2f a "
+           "generation\n",
+           m[T_HALO], (long long)res->times.halo_depth, (long long)c->halo_messages,
+           res->generations ? (double)c->halo_messages / res->generations : 0.0);
     if (!cfg->no_output) {
         printf("  frames      %10.3f s   unpack/copy (max over ranks)\n", m[T_FRAME]);
         printf("  I/O         %10.3f s   in HDF5 on the writer thread, %.3f s waited for it\n",
@@ -256,6 +264,8 @@ void report_summary(const gol_config *cfg, const gol_schedule *sched, const gol_
     MPI_CHECK(MPI_Comm_size(comm, &nranks));
     report_spread t;
     gather_spread(res, comm, nranks, &t);
+    int64_t messages = 0;
+    MPI_CHECK(MPI_Reduce(&res->times.halo_messages, &messages, 1, MPI_INT64_T, MPI_SUM, 0, comm));
     char *hosts = cfg->stats[0] ? gather_hosts(comm, rank, nranks) : NULL;
     if (rank == 0) {
         double updates = (double)cfg->width * (double)cfg->height * (double)res->generations;
@@ -265,7 +275,8 @@ void report_summary(const gol_config *cfg, const gol_schedule *sched, const gol_
                         .info = info,
                         .t = &t,
                         .hosts = hosts,
-                        .updates = updates};
+                        .updates = updates,
+                        .halo_messages = messages};
         if (!cfg->quiet) print_summary(&c);
         if (cfg->stats[0]) write_stats(&c);
     }
