@@ -10,12 +10,20 @@ typedef struct gol_schedule {
     int64_t g_start, g_end; /* first and last generation of the run */
     int64_t save_every;
     int64_t chunk; /* frames per chunk file */
+    /* 1: the start generation's frame exists already (the last frame of the series this run
+     * continues, DESIGN: Checkpoint and resume), so the first frame is the next one due */
+    int skip_start;
 } gol_schedule;
 
-int64_t schedule_frames(const gol_schedule *s);
+int64_t schedule_frames(const gol_schedule *s); /* 0 only for skip_start with g_end == g_start */
 int64_t schedule_frame_generation(const gol_schedule *s, int64_t frame);
 int64_t schedule_chunks(const gol_schedule *s);
 int64_t schedule_chunk_first(const gol_schedule *s, int64_t chunk); /* index of its first frame */
 int64_t schedule_chunk_frames(const gol_schedule *s, int64_t chunk);
+
+/* The schedule of the same run stopped early at generation g_stop (g_start < g_stop <= g_end):
+ * its frames before g_stop are those of s, in the same chunks, and g_stop is its last frame, so a
+ * run that stops keeps every name it has written and ends with a shorter last chunk. */
+gol_schedule schedule_truncate(const gol_schedule *s, int64_t g_stop);
 
 #endif

@@ -11,6 +11,7 @@ enum {
     GOL_EXIT_DONE = -1, /* --help or --version: not an error, but stop with exit code 0 */
     GOL_EXIT_USAGE = 2, /* bad command line, bad input file, impossible sizes or rank counts */
     GOL_EXIT_NOGPU = 3, /* --backend cuda where some rank has no usable GPU */
+    GOL_EXIT_STOPPED = 4, /* a signal stopped the run early; its output ends in a checkpoint */
     GOL_EXIT_SKIP = 77, /* tests only: ctest's SKIP_RETURN_CODE */
 };
 

@@ -12,6 +12,7 @@
 #include "core/decomp.h"
 #include "core/schedule.h"
 #include "io/format.h"
+#include "io/series.h"
 
 /* The root attributes every golmpi file carries, so any one file describes its run. */
 typedef struct io_meta {
@@ -40,9 +41,10 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
                    int64_t nframes, const int64_t *gens, const void *frames_h, int64_t *pop_out);
 
 /* Rank 0 only: the index "<base>.h5" over chunks [0, nchunks) of sched, replaced atomically.
- * population: the live cells of the frames of those chunks, from their first frame on. */
+ * population: the live cells of the frames of those chunks, from their first frame on. prior: the
+ * series this run continues (its chunks come first), or NULL. */
 void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched, int64_t nchunks,
-                    const int64_t *population);
+                    const int64_t *population, const io_series *prior);
 
 /* Rank 0 only: "<base>.xmf" over chunks [0, nchunks), replaced atomically. The state keeps the
  * text of the frames already described, so a refresh formats only the new chunk. */

@@ -27,6 +27,7 @@ typedef struct output_slot {
     int64_t chunk;
     const void *frames_h;
     uint64_t ticket; /* submission order: the writer takes the oldest first */
+    int64_t stop_at; /* -1, or the run stopped at this generation: the writer cuts its schedule */
 } output_slot;
 
 struct gol_output {
@@ -43,6 +44,10 @@ struct gol_output {
     output_slot slot[OUTPUT_SLOTS];
     uint64_t next_ticket;
     int64_t next_chunk; /* chunks must come in order: the index covers chunks [0, done) */
+    /* main thread: the chunks it may hand over, and where the run stopped (-1: it did not). The
+     * writer's schedule is cut when it takes the chunk handed over after the stop (output_stop_at) */
+    int64_t nchunks, stop_at;
+    const io_series *prior; /* the series this run continues, or NULL (the caller's) */
     bool stop;
 
     /* owned by whichever thread writes; read by the main thread only after the join */
@@ -190,7 +195,7 @@ static void refresh_index(gol_output *o) {
     char name[GOL_PATH_MAX + 64];
     int64_t n = chunk_frames_and_name(o, o->chunks_done - 1, &gens, name, sizeof name);
     trace_push("index");
-    index_h5_write(o->base, &o->meta, &o->sched, o->chunks_done, o->population);
+    index_h5_write(o->base, &o->meta, &o->sched, o->chunks_done, o->population, o->prior);
     xdmf_add_chunk(o->xdmf, name, n, gens);
     xdmf_write(o->xdmf);
     trace_pop();
@@ -218,6 +223,7 @@ static void *writer_main(void *arg) {
         if (s < 0) break; /* stop, and nothing left */
         o->slot[s].state = SLOT_WRITING;
         int64_t chunk = o->slot[s].chunk;
+        if (o->slot[s].stop_at >= 0) o->sched = schedule_truncate(&o->sched, o->slot[s].stop_at);
         const void *frames_h = o->slot[s].frames_h;
         pthread_mutex_unlock(&o->mu);
         write_chunk(o, chunk, frames_h);
@@ -249,6 +255,8 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     m->density = cfg->density;
     m->ranks = slab->nranks;
     o->collective = 1;
+    o->nchunks = schedule_chunks(sched);
+    o->stop_at = -1;
     MPI_CHECK(MPI_Comm_dup(comm, &o->comm));
     if (slab->rank == 0) {
         o->xdmf = xdmf_create(o->base, m);
@@ -273,12 +281,13 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
 
 void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *frames_h) {
     if (slot < 0 || slot >= OUTPUT_SLOTS || chunk != o->next_chunk ||
-        chunk >= schedule_chunks(&o->sched))
+        chunk >= o->nchunks)
         gol_die(__FILE__, __LINE__, "output_write_chunk", "golmpi",
                 "chunks must be handed over in order, to slot 0 or 1");
     o->next_chunk++;
     if (!o->threaded) {
         double t0 = now_s();
+        if (o->stop_at >= 0) o->sched = schedule_truncate(&o->sched, o->stop_at);
         write_chunk(o, chunk, frames_h);
         refresh_index(o);
         o->wait_s += now_s() - t0; /* the main thread was held for the whole write */
@@ -289,6 +298,7 @@ void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *fram
     o->slot[slot].state = SLOT_QUEUED;
     o->slot[slot].chunk = chunk;
     o->slot[slot].frames_h = frames_h;
+    o->slot[slot].stop_at = o->stop_at;
     o->slot[slot].ticket = o->next_ticket++;
     pthread_cond_broadcast(&o->cv);
     pthread_mutex_unlock(&o->mu);
@@ -317,6 +327,24 @@ static void hand_over_series(gol_output *o, gol_output_stats *stats) {
     stats->generations = gol_xmalloc((size_t)(stats->frames + 1) * sizeof(int64_t));
     for (int64_t f = 0; f < stats->frames; f++)
         stats->generations[f] = schedule_frame_generation(&o->sched, f);
+}
+
+void output_continue_series(gol_output *o, const io_series *prior) {
+    o->prior = prior;
+    if (!o->xdmf) return; /* rank 0 keeps the .xmf */
+    char name[GOL_PATH_MAX + 64];
+    for (int64_t c = 0, first = 0; c < prior->nchunks; first += prior->chunk_frames[c++]) {
+        const int64_t *g = prior->generations + first;
+        output_chunk_name(o->base, g[0], g[prior->chunk_frames[c] - 1], name, sizeof name);
+        xdmf_add_chunk(o->xdmf, name, prior->chunk_frames[c], g);
+    }
+}
+
+void output_stop_at(gol_output *o, int64_t g_stop) {
+    /* the writer only reads o->sched until it takes a chunk handed over after this call */
+    gol_schedule cut = schedule_truncate(&o->sched, g_stop);
+    o->nchunks = schedule_chunks(&cut);
+    o->stop_at = g_stop;
 }
 
 void output_close(gol_output *o, gol_output_stats *stats) {

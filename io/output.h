@@ -13,6 +13,7 @@
 #include "core/decomp.h"
 #include "core/schedule.h"
 #include "io/format.h"
+#include "io/series.h"
 
 typedef struct gol_output gol_output;
 
@@ -46,3 +47,13 @@ void output_wait_slot(gol_output *o, int slot);
 void output_close(gol_output *o, gol_output_stats *stats);
 
 #endif
+/* Before the first chunk is handed over, on every rank: this run continues the series `prior`
+ * (--restart X.h5 --output X.h5), which must outlive the output. The index and the XDMF file list
+ * its chunks ahead of this run's. */
+void output_continue_series(gol_output *o, const io_series *prior);
+
+/* Main thread, when the ranks agreed to stop at generation g_stop (a signal, src/run.c): the run
+ * now ends there, schedule_truncate(sched, g_stop); the chunk that holds that frame is its last.
+ * Before that chunk is handed over. */
+void output_stop_at(gol_output *o, int64_t g_stop);
+

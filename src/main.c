@@ -4,8 +4,10 @@
  *   parse -> decompose -> choose backend -> initial state -> generations + output -> report */
 #include <mpi.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "io/output.h"
@@ -33,6 +35,7 @@ static int threads_per_rank(MPI_Comm comm) {
 static int finish(gol_status st, const char *text, int rank) {
     if (rank == 0) {
         if (st.code == GOL_EXIT_DONE && text) fputs(text, stdout);
+        else if (st.code == GOL_EXIT_STOPPED) fprintf(stderr, "golmpi: %s\n", st.msg);
         else if (st.code != GOL_OK) fprintf(stderr, "golmpi: error: %s\n", st.msg);
     }
     /* MPI_Abort is no longer allowed here, so a failure is reported by hand */
@@ -42,6 +45,33 @@ static int finish(gol_status st, const char *text, int rank) {
         return 1;
     }
     return st.code == GOL_EXIT_DONE ? 0 : st.code;
+}
+
+/* SIGTERM, SIGINT and SIGUSR1 (Slurm's --signal=B:USR1@SECONDS, forwarded by the job script and
+ * by mpirun) stop the run at a generation every rank agrees on, written as a checkpoint (run.h).
+ * A second SIGINT, a second Ctrl-C, kills at once. Set before MPI_Init: a job signalled while it
+ * starts must still stop cleanly. */
+static void stop_on_signals(void) {
+    static const int signals[] = {SIGTERM, SIGINT, SIGUSR1};
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = run_stop_on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART | (signals[i] == SIGINT ? SA_RESETHAND : 0);
+        SYS_CHECK(sigaction(signals[i], &sa, NULL) == 0, "sigaction");
+    }
+}
+
+/* The run stopped early: every rank exits with GOL_EXIT_STOPPED, and the user learns how to go on. */
+static gol_status stopped_status(const gol_config *cfg, const gol_run_result *res) {
+    if (cfg->no_output)
+        return gol_fail(GOL_EXIT_STOPPED, "stopped by a signal at generation %lld (no output to "
+                        "resume from: --no-output)", (long long)res->sched.g_end);
+    return gol_fail(GOL_EXIT_STOPPED,
+                    "stopped by a signal at generation %lld, written as the last frame of %s; "
+                    "resume the series with --restart %s --output %s",
+                    (long long)res->sched.g_end, cfg->output, cfg->output, cfg->output);
 }
 
 /* The writer thread makes MPI-IO calls while the main thread exchanges halos, which needs
@@ -57,6 +87,7 @@ static void notice_thread_level(int provided, const gol_config *cfg, int rank) {
 int main(int argc, char **argv) {
     time_t start_time = time(NULL); /* for --stats */
     int provided, rank, nranks;
+    stop_on_signals(); /* a signal during MPI_Init must not kill a rank of a job being stopped */
     /* before MPI is up, MPI_Abort cannot stop the other ranks; MPI's own error handler does */
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "golmpi: MPI_Init_thread failed\n");
@@ -91,7 +122,11 @@ int main(int argc, char **argv) {
     if (st.code != GOL_OK) return finish(st, NULL, rank);
 
     if (!cfg->no_output) {
-        st = output_check(cfg, &setup.sched, comm);
+        /* a continued series owns its index and .xmf; a chunk name of this run that exists lies
+         * past the index's end (a run killed between a chunk and its index) and is replaced */
+        gol_config check = *cfg;
+        check.force = check.force || setup.has_series;
+        st = output_check(&check, &setup.sched, comm);
         if (st.code != GOL_OK) return finish(st, NULL, rank);
     }
 
@@ -110,11 +145,11 @@ int main(int argc, char **argv) {
     gol_report_info info = {.backend = backend_name(backend), .halo = halo_mode, .nranks = nranks,
                             .threads = omp_get_max_threads(), .argc = argc, .argv = argv,
                             .start_time = start_time};
-    report_summary(cfg, &setup.sched, &result, &info, comm);
+    report_summary(cfg, &result.sched, &result, &info, comm);
     free(result.output.population);
     free(result.output.generations);
 
     backend_destroy(backend);
     setup_free(&setup);
-    return finish(gol_ok(), NULL, rank);
+    return finish(result.stopped ? stopped_status(cfg, &result) : gol_ok(), NULL, rank);
 }

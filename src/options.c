@@ -260,7 +260,9 @@ static const char *help_text(void) {
                  "Each option may be given once: a repeated option is an error, not last-wins.\n"
                  "\n"
                  "Exit codes: 0 success, 2 bad input (command line, files, sizes, rank counts),\n"
-                 "3 --backend cuda without a usable GPU; library failures abort with a message.\n");
+                 "3 --backend cuda without a usable GPU, 4 stopped by SIGTERM, SIGINT or SIGUSR1\n"
+                 "(the output ends in a checkpoint: resume with --restart OUT --output OUT, the\n"
+                 "same --steps); library failures abort with a message.\n");
     return t.buf;
 }
 

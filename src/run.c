@@ -1,22 +1,27 @@
 #include "src/run.h"
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/check.h"
-#include "src/progress.h"
 #include "core/trace.h"
+#include "src/progress.h"
 
 /* How this rank cuts its advance calls: the progress pieces, which depend only on the schedule and
- * so are the same on every rank, unless the debug setting GOLMPI_DEBUG_PIECE="rank:n" gives rank
- * `rank` pieces of n generations. That setting exists for tests/integration.py's "pieces" case
+ * so are the same on every rank, unless the debug setting GOLMPI_DEBUG_PIECE="rank:n" cuts rank
+ * `rank`'s calls into at most n generations (inside the same pieces: the ranks still vote on a stop
+ * at the same generations). That setting exists for tests/integration.py's "pieces" case
  * only: a backend must give the same cells however each rank cuts its calls (the CUDA backend's
  * eager and graph-replayed generations must line up across ranks by construction, not because
  * the pieces happen to agree). */
+typedef struct stop_vote stop_vote;
 typedef struct advance_cut {
     gol_progress *prog;
     int64_t debug_piece; /* 0: the progress pieces */
+    stop_vote *vote;
 } advance_cut;
 
 static int64_t debug_piece(int rank) {
@@ -24,28 +29,87 @@ static int64_t debug_piece(int rank) {
     int who = -1;
     long long n = 0;
     if (!s || sscanf(s, "%d:%lld", &who, &n) != 2 || who != rank || n <= 0) return 0;
-    fprintf(stderr, "golmpi: GOLMPI_DEBUG_PIECE: rank %d advances in pieces of %lld generations "
-                    "(a debug setting)\n", rank, n);
+    fprintf(stderr,
+            "golmpi: GOLMPI_DEBUG_PIECE: rank %d advances in pieces of %lld generations "
+            "(a debug setting)\n",
+            rank, n);
     return (int64_t)n;
 }
 
+/* ---- stopping on a signal (DESIGN: Checkpoint and resume) ---------------------------------- */
+
+/* Set by the handler and only read here: the handler does nothing else. */
+static volatile sig_atomic_t stop_requested;
+
+void run_stop_on_signal(int signo) {
+    (void)signo;
+    stop_requested = 1;
+}
+
+/* The ranks vote at every piece boundary, which depends only on the schedule and so falls on the
+ * same generations on every rank: a non-blocking MAX of the flag, started at one boundary and
+ * completed at the next, so no rank ever waits on the vote while it has generations to compute.
+ * The run stops at the boundary where the vote that says "stop" completes: one signalled rank is
+ * enough, and every rank stops at the same generation. */
+struct stop_vote {
+    MPI_Comm comm; /* its own, so the vote never meets another collective */
+    MPI_Request req;
+    int mine, all;
+    bool stopped; /* agreed: no more generations */
+};
+
+static void vote_begin(stop_vote *v, MPI_Comm comm) {
+    MPI_CHECK(MPI_Comm_dup(comm, &v->comm));
+    v->req = MPI_REQUEST_NULL;
+    v->mine = v->all = 0;
+    v->stopped = false;
+}
+
+/* Collective, at a piece boundary: sets v->stopped when the ranks agreed to stop here. */
+static void vote_at_boundary(stop_vote *v) {
+    if (v->req != MPI_REQUEST_NULL) {
+        MPI_CHECK(MPI_Wait(&v->req, MPI_STATUS_IGNORE));
+        if (v->all) {
+            v->stopped = true;
+            return;
+        }
+    }
+    v->mine = stop_requested != 0;
+    MPI_CHECK(MPI_Iallreduce(&v->mine, &v->all, 1, MPI_INT, MPI_MAX, v->comm, &v->req));
+}
+
+static void vote_end(stop_vote *v) {
+    if (v->req != MPI_REQUEST_NULL) MPI_CHECK(MPI_Wait(&v->req, MPI_STATUS_IGNORE));
+    MPI_CHECK(MPI_Comm_free(&v->comm));
+}
+
 /* Advance to generation `to` in pieces, so that a long stretch without frames still shows
- * progress. */
+ * progress, and a stop can be agreed on. The debug setting cuts a rank's backend calls finer, but
+ * never moves the piece boundaries where the ranks vote. When the ranks agree to stop
+ * (vote->stopped), *g is the generation they stopped at, `to` or before. */
 static void advance_to(gol_backend *b, int64_t *g, int64_t to, const advance_cut *cut) {
-    int64_t piece = cut->debug_piece ? cut->debug_piece : progress_piece(cut->prog, to - *g);
-    while (*g < to) {
-        int64_t n = to - *g < piece ? to - *g : piece;
-        backend_advance(b, n);
-        *g += n;
+    stop_vote *vote = cut->vote;
+    int64_t piece = progress_piece(cut->prog, to - *g);
+    while (*g < to && !vote->stopped) {
+        int64_t end = *g + (to - *g < piece ? to - *g : piece);
+        while (*g < end) {
+            int64_t n = end - *g;
+            if (cut->debug_piece && cut->debug_piece < n) n = cut->debug_piece;
+            backend_advance(b, n);
+            *g += n;
+        }
         progress_update(cut->prog, *g);
+        vote_at_boundary(vote);
     }
 }
 
-static void run_no_output(gol_backend *b, const gol_schedule *sched, const advance_cut *cut) {
+/* Returns the generation the run ended at: g_end, or where the ranks agreed to stop. */
+static int64_t run_no_output(gol_backend *b, const gol_schedule *sched, const advance_cut *cut) {
     int64_t g = sched->g_start;
     trace_pushf("generations %lld-%lld", (long long)sched->g_start, (long long)sched->g_end);
     advance_to(b, &g, sched->g_end, cut);
     trace_pop();
+    return g;
 }
 
 /* Chunk c's frames are in its slot's host buffer once the backend says so; then the writer takes
@@ -60,25 +124,33 @@ static void hand_over(gol_backend *b, gol_output *out, int64_t c, void *const sl
  * up to chunk c + 1's first frame are queued: waiting for a chunk's last frame then never leaves a
  * GPU without work (a backend that computes on the host, the CPU, has the same overlap as
  * before: chunk c is written while chunk c + 1 computes). A slot is refilled only after the
- * writer is done with the chunk before last, just before its first frame. */
-static void run_with_output(gol_backend *b, const gol_setup *s, const gol_slab *slab,
-                            MPI_Comm comm, const advance_cut *cut, gol_output_stats *ostats) {
-    const gol_schedule *sched = &s->sched;
+ * writer is done with the chunk before last, just before its first frame.
+ *
+ * When the ranks agree to stop, the generation they stopped at becomes the run's last frame: the
+ * schedule is cut there (*sched), so the loops end with it, in a shorter last chunk. */
+static void run_with_output(gol_backend *b, const gol_setup *s, const gol_slab *slab, MPI_Comm comm,
+                            const advance_cut *cut, gol_schedule *sched, gol_output_stats *ostats) {
     int64_t frame_bytes = slab->rows * frame_row_bytes(slab->width, s->cfg.frame_format);
-    int64_t chunk_frames = schedule_chunk_frames(sched, 0), nchunks = schedule_chunks(sched);
+    int64_t chunk_frames = schedule_chunk_frames(sched, 0);
     /* Two slots: the writer drains one while the generations fill the other. */
     void *slot_h[2];
-    for (int i = 0; i < 2; i++) slot_h[i] = backend_host_alloc(b, chunk_frames * frame_bytes);
+    for (int i = 0; i < 2; i++)
+        slot_h[i] = backend_host_alloc(b, chunk_frames * frame_bytes);
 
     gol_output *out = output_open(&s->cfg, slab, sched, comm);
-    int64_t g = sched->g_start;
-    for (int64_t c = 0; c < nchunks; c++) {
+    if (s->has_series) output_continue_series(out, &s->series);
+    int64_t g = sched->g_start, c;
+    for (c = 0; c < schedule_chunks(sched); c++) {
         int slot = (int)(c % 2);
         int64_t first = schedule_chunk_first(sched, c), n = schedule_chunk_frames(sched, c);
         trace_pushf("generations %lld-%lld", (long long)g,
                     (long long)schedule_frame_generation(sched, first + n - 1));
-        for (int64_t f = 0; f < n; f++) {
+        for (int64_t f = 0; f < schedule_chunk_frames(sched, c); f++) {
             advance_to(b, &g, schedule_frame_generation(sched, first + f), cut);
+            if (cut->vote->stopped && g < sched->g_end) {
+                *sched = schedule_truncate(sched, g); /* frame first + f is the last */
+                output_stop_at(out, g);
+            }
             if (f == 0) {
                 if (c > 0) hand_over(b, out, c - 1, slot_h);
                 output_wait_slot(out, slot); /* the chunk before last is on disk */
@@ -88,33 +160,38 @@ static void run_with_output(gol_backend *b, const gol_setup *s, const gol_slab *
         }
         trace_pop();
     }
-    hand_over(b, out, nchunks - 1, slot_h);
+    hand_over(b, out, c - 1, slot_h);
     output_close(out, ostats);
-    for (int i = 0; i < 2; i++) backend_host_free(b, slot_h[i]);
+    for (int i = 0; i < 2; i++)
+        backend_host_free(b, slot_h[i]);
 }
 
 void run_generations(gol_backend *b, const gol_setup *s, const gol_slab *slab, MPI_Comm comm,
                      gol_run_result *res) {
     memset(res, 0, sizeof *res);
-    const gol_schedule *sched = &s->sched;
+    res->sched = s->sched; /* cut short if the ranks agree to stop */
     int rank;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    gol_progress *prog = progress_start(&s->cfg, sched, slab, rank);
-    advance_cut cut = {prog, debug_piece(rank)};
+    gol_progress *prog = progress_start(&s->cfg, &s->sched, slab, rank);
+    stop_vote vote;
+    vote_begin(&vote, comm);
+    advance_cut cut = {prog, debug_piece(rank), &vote};
 
     MPI_CHECK(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
     if (s->cfg.no_output)
-        run_no_output(b, sched, &cut);
+        res->sched = schedule_truncate(&s->sched, run_no_output(b, &s->sched, &cut));
     else
-        run_with_output(b, s, slab, comm, &cut, &res->output);
+        run_with_output(b, s, slab, comm, &cut, &res->sched, &res->output);
     int64_t pop = backend_population(b); /* also waits for the device to finish */
     double wall = MPI_Wtime() - t0;
+    vote_end(&vote);
     progress_end(prog);
 
     MPI_CHECK(MPI_Allreduce(&wall, &res->wall_s, 1, MPI_DOUBLE, MPI_MAX, comm));
     MPI_CHECK(MPI_Allreduce(&pop, &res->population, 1, MPI_INT64_T, MPI_SUM, comm));
-    res->generations = sched->g_end - sched->g_start;
-    res->frames = s->cfg.no_output ? 0 : schedule_frames(sched);
+    res->stopped = res->sched.g_end < s->sched.g_end;
+    res->generations = res->sched.g_end - res->sched.g_start;
+    res->frames = s->cfg.no_output ? 0 : schedule_frames(&res->sched);
     res->times = backend_times(b);
 }

@@ -4,13 +4,16 @@
 #define GOLMPI_RUN_H
 
 #include <mpi.h>
+#include <stdbool.h>
 
 #include "io/output.h"
 #include "kernels/backend.h"
 #include "src/setup.h"
 
 typedef struct gol_run_result {
-    double wall_s; /* from the first generation to the last byte written, max over ranks */
+    double wall_s;      /* from the first generation to the last byte written, max over ranks */
+    gol_schedule sched; /* the run's, cut at the generation it stopped at when stopped */
+    bool stopped;       /* a signal stopped it before the end: sched ends at its checkpoint */
     int64_t generations;
     int64_t frames;
     int64_t population; /* all ranks, at the last generation */
@@ -18,6 +21,12 @@ typedef struct gol_run_result {
     gol_output_stats output;
 } gol_run_result;
 
+/* A signal handler (SIGTERM, SIGINT, SIGUSR1): it only sets a flag. At the next piece boundary
+ * that every rank has voted at, the ranks stop at one generation, write it as the last frame,
+ * close the index and the XDMF file, and run_generations returns with res->stopped. */
+void run_stop_on_signal(int signo);
+
+/* Collective. */
 void run_generations(gol_backend *b, const gol_setup *s, const gol_slab *slab, MPI_Comm comm,
                      gol_run_result *res);
 

@@ -1,6 +1,7 @@
 #include "src/setup.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -177,6 +178,37 @@ static gol_status check_output_paths(const gol_config *cfg) {
     return gol_ok();
 }
 
+/* --restart X.h5 --output X.h5 continues X's series (DESIGN: Checkpoint and resume): the chunks
+ * the index lists stay in it, the restart generation's frame (the series' last) is not written
+ * again, and --steps counts from the series' first generation, so the same command line resumes a
+ * stopped run and ends where the run that never stopped ends. A series already that far is
+ * nothing to do: exit 0, said on stdout. */
+static gol_status continue_series(gol_setup *s, const char **text) {
+    static char done[GOL_PATH_MAX + 256];
+    gol_config *cfg = &s->cfg;
+    if (cfg->no_output || !same_file(cfg->restart, cfg->output)) return gol_ok();
+    gol_status st = io_series_read(cfg->restart, &s->series);
+    if (st.code != GOL_OK) return st;
+    s->has_series = true;
+    const io_series *ser = &s->series;
+    if (ser->generations[ser->nframes - 1] != s->restart.generation)
+        return gol_fail(GOL_EXIT_USAGE, "--restart %s: its last frame is generation %lld, but its "
+                        "/generations ends at %lld", cfg->restart,
+                        (long long)s->restart.generation,
+                        (long long)ser->generations[ser->nframes - 1]);
+    int64_t first = ser->generations[0];
+    s->sched.g_end = first + cfg->steps; /* steps <= INT64_MAX/2, generations far below */
+    s->sched.skip_start = 1;
+    if (s->sched.g_end > s->sched.g_start) return gol_ok();
+    snprintf(done, sizeof done,
+             "golmpi: %s already reaches generation %lld (from generation %lld, --steps %lld): "
+             "nothing to do\n",
+             cfg->output, (long long)s->restart.generation, (long long)first,
+             (long long)cfg->steps);
+    if (text) *text = done;
+    return gol_fail(GOL_EXIT_DONE, "series complete");
+}
+
 static gol_status parse_local(int argc, char **argv, gol_setup *s, const char **text) {
     gol_config *cfg = &s->cfg;
     gol_status st = config_parse(argc, argv, cfg, text);
@@ -202,6 +234,10 @@ static gol_status parse_local(int argc, char **argv, gol_setup *s, const char **
     s->sched.g_end = s->sched.g_start + cfg->steps;
     s->sched.save_every = cfg->save_every;
     s->sched.chunk = cfg->chunk;
+    if (s->has_restart) {
+        st = continue_series(s, text);
+        if (st.code != GOL_OK) return st;
+    }
     return check_output_paths(cfg);
 }
 
@@ -353,4 +389,6 @@ gol_status setup_check_memory(const gol_setup *s, const gol_slab *slab, gol_back
 void setup_free(gol_setup *s) {
     if (s->has_pattern) pattern_free(&s->pattern);
     s->has_pattern = false;
+    if (s->has_series) io_series_free(&s->series);
+    s->has_series = false;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "io/restart.h"
+#include "io/series.h"
 #include "core/config.h"
 #include "core/decomp.h"
 #include "src/pattern.h"
@@ -20,6 +21,9 @@ typedef struct gol_setup {
     bool has_restart;
     gol_restart_info restart;
     gol_schedule sched;
+    /* --restart X.h5 --output X.h5: this run continues X's series (its chunks, its index) */
+    bool has_series;
+    io_series series;
 } gol_setup;
 
 gol_status setup_parse(int argc, char **argv, MPI_Comm comm, gol_setup *s, const char **text);

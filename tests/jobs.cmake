@@ -104,6 +104,17 @@ if(GOLMPI_JOBS_PYTHON)
     ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
 endif()
 
+# Checkpoint on a signal and resume into the same series, without Slurm: SIGTERM to one rank of 3,
+# SIGUSR1 to mpiexec, resumed with --restart life.h5 --output life.h5, against a run that never
+# stopped (h5py, exactly).
+if(GOLMPI_JOBS_PYTHON)
+  add_test(NAME checkpoint_resume
+    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_checkpoint.py --golmpi $<TARGET_FILE:golmpi>
+            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(checkpoint_resume PROPERTIES PROCESSORS 3 TIMEOUT 300
+    ENVIRONMENT "OMP_NUM_THREADS=1")
+endif()
+
 # cmake --install into a temporary prefix: golmpi, golmpi-render and the job scripts, executable;
 # the README, LICENSE, example patterns and Python tools beside them.
 set(golmpi_install_check [=[

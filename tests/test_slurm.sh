@@ -4,7 +4,8 @@
 # daemon this script started stopped again by its PID.
 #
 # Environment: GOLMPI_BIN (the golmpi to run), GOLMPI_SRC (the source tree, for jobs/),
-# GOLMPI_PYTHON (a python3 with h5py and numpy), GOLMPI_SLURM_KEEP=1 keeps the temp dir.
+# GOLMPI_PYTHON (a python3 with h5py and numpy), GOLMPI_SLURM_KEEP=1 keeps the temp dir,
+# GOLMPI_SLURM_ONLY=checkpoint runs the checkpoint-and-requeue job alone.
 # Exit 77 (skip) only when slurm-wlm or munge are missing and cannot be installed.
 set -uo pipefail
 
@@ -205,6 +206,7 @@ submit() {
 }
 
 J=$SRC/jobs
+if [[ "${GOLMPI_SLURM_ONLY:-}" != checkpoint ]]; then
 # The CPU script, all CPUs of the node in one rank's OpenMP threads.
 if [[ -n "$SRUN_MPI" ]]; then
     submit cpu srun "$J/slurm_cpu.sbatch" -N 1 -n 1 --ntasks-per-node=1 -c "$CPUS"
@@ -239,5 +241,74 @@ sed "s/^/    [scaling] /" "$TMP/job-scaling.out" 2>/dev/null
 grep -q "^+ $SCALING_LAUNCHER .*-n 2 " "$TMP/job-scaling.out" || die "job scaling: no 2-rank $SCALING_LAUNCHER command"
 rows=$(grep -cE '^(strong|weak),[12],' "$TMP/out-scaling/scaling.csv")
 [[ $rows == 4 ]] || die "job scaling: $rows rows in scaling.csv, expected 4"
+NJOBS=$((NJOBS + 1))
+fi # GOLMPI_SLURM_ONLY
+
+# ---- a time limit that ends mid-run: checkpoint, requeue, resume -----------------------------
+# A 1-minute job asked for USR1 55 s before its end (Slurm checks every ~30 s, so it comes 5 to
+# 35 s in) runs a series that needs longer. The script forwards USR1 to mpirun, golmpi
+# checkpoints and exits 4, the script requeues the job (scontrol requeue: Slurm itself requeues
+# only on node failure or preemption, never on a time limit), and the requeued job, same job id,
+# same output directory, resumes the series; again if it too is signalled. The final frame must
+# equal a run that never stopped, and the index must list every chunk file once.
+CKPT_SIZE=1024 CKPT_STEPS=180000 CKPT_SAVE=20000 # about 50 s on 2 ranks of a 2-core machine
+ckpt=(GOLMPI_OUTDIR="$TMP/out-ckpt" GOLMPI_LAUNCHER=mpirun GOLMPI_SIZE=$CKPT_SIZE GOLMPI_STEPS=$CKPT_STEPS
+      GOLMPI_SAVE_EVERY=$CKPT_SAVE GOLMPI_CHUNK=2 GOLMPI_ARGS="--seed 12 --progress 2")
+say "job checkpoint: sbatch -t 1 --signal=B:USR1@55 slurm_cpu.sbatch (mpirun), requeued until done"
+rc=0
+env "${ckpt[@]}" sbatch --parsable --job-name=golmpi-ckpt -o "$TMP/job-ckpt.out" --open-mode=append \
+    -t 1 --signal=B:USR1@55 -N 1 -n 2 -c 1 "$J/slurm_cpu.sbatch" >"$TMP/sbatch-ckpt.out.log" 2>&1 || rc=$?
+[[ $rc == 0 ]] || { cat "$TMP/sbatch-ckpt.out.log"; die "job checkpoint: sbatch exited with $rc"; }
+CKPT_JOB=$(tail -n1 "$TMP/sbatch-ckpt.out.log")
+# sbatch --wait would return at the first requeue: poll the job until it has left the queue for
+# good. Slurm makes a requeued job wait about 2 minutes (Reason=BeginTime); the test, not the
+# script, moves that to now, to keep the test short, but only once the job has been pending for
+# 10 s: slurmd refuses a relaunch that comes while it still cleans up the killed one ("Job
+# already killed, do not launch batch job") and the job fails.
+pending=0
+for _ in $(seq 900); do
+    info=$(scontrol show job "$CKPT_JOB" 2>/dev/null)
+    st=$(grep -o 'JobState=[A-Z_]*' <<<"$info" | cut -d= -f2)
+    [[ "$st" == COMPLETED || "$st" == FAILED || "$st" == CANCELLED || "$st" == TIMEOUT || -z "$st" ]] && break
+    if [[ "$st" == PENDING ]] && grep -q 'Reason=BeginTime' <<<"$info"; then
+        pending=$((pending + 1))
+        ((pending < 10)) || scontrol update JobId="$CKPT_JOB" StartTime=now >/dev/null 2>&1 || true
+    else
+        pending=0
+    fi
+    sleep 1
+done
+sed "s/^/    [ckpt] /" "$TMP/job-ckpt.out" 2>/dev/null | grep -v '^    \[ckpt\]   '
+[[ "$st" == COMPLETED ]] || die "job checkpoint: ended in state '$st', not COMPLETED"
+grep -q "requeueing job $CKPT_JOB" "$TMP/job-ckpt.out" ||
+    die "job checkpoint: never checkpointed and requeued (the run ended before the signal?)"
+grep -q "resuming its series" "$TMP/job-ckpt.out" || die "job checkpoint: the requeued job did not resume"
+say "job checkpoint: $(grep -c 'requeueing job' "$TMP/job-ckpt.out") requeue(s); the uninterrupted run for comparison"
+OMP_NUM_THREADS=1 mpirun --oversubscribe $([[ "$(id -u)" == 0 ]] && echo --allow-run-as-root) -n 2 \
+    "$BIN" --backend cpu --size $CKPT_SIZE --steps $CKPT_STEPS --save-every $CKPT_SAVE --chunk 2 --seed 12 \
+    --quiet --output "$TMP/ref-ckpt.h5" >"$TMP/ref-ckpt.out.log" 2>&1 || die "the uninterrupted run failed"
+"$PY" - "$TMP/out-ckpt" "$TMP/ref-ckpt.h5" <<'PYEOF' || die "job checkpoint: the series differs"
+import glob, os, sys
+import h5py, numpy as np
+out, ref = sys.argv[1], sys.argv[2]
+with h5py.File(os.path.join(out, "life.h5"), "r") as f, h5py.File(ref, "r") as r:
+    gens, rgens = list(f["generations"][:]), list(r["generations"][:])
+    names = [s.file_name for s in f["frames"].virtual_sources()]
+    on_disk = sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "life_*.h5")))
+    problems = []
+    if gens[-1] != rgens[-1] or not np.array_equal(f["frames"][-1], r["frames"][-1]):
+        problems.append("the last frame differs from the uninterrupted run's")
+    if not set(rgens) <= set(gens) or gens != sorted(set(gens)):
+        problems.append("generations %s do not hold the uninterrupted run's %s" % (gens, rgens))
+    for i, g in enumerate(rgens):
+        if g in gens and not np.array_equal(f["frames"][gens.index(g)], r["frames"][i]):
+            problems.append("frame at generation %d differs" % g)
+    if sorted(names) != on_disk or len(set(names)) != len(names):
+        problems.append("the index lists %s, the directory holds %s" % (names, on_disk))
+    for p in problems:
+        print("check: FAIL: " + p)
+    print("check: %d frames, generations %s; %d chunk files, each once in the index" % (len(gens), gens, len(names)))
+    sys.exit(1 if problems else 0)
+PYEOF
 NJOBS=$((NJOBS + 1))
 say "PASS: $NJOBS jobs ran through sbatch --wait and wrote valid output"
