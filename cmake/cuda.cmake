@@ -94,6 +94,7 @@ list(REMOVE_DUPLICATES GOLMPI_CUDA_RUNTIME_DIRS)
 
 target_sources(golmpi_core PRIVATE
   ${PROJECT_SOURCE_DIR}/kernels/life_cuda.cu
+  ${PROJECT_SOURCE_DIR}/kernels/init_cuda.cu
   ${PROJECT_SOURCE_DIR}/kernels/backend_cuda.c
   ${PROJECT_SOURCE_DIR}/kernels/trace_cuda.c
   ${PROJECT_SOURCE_DIR}/kernels/device.c)

@@ -107,6 +107,9 @@ gol_backend *backend_create(gol_backend_kind kind, const char *halo, const gol_s
 
 const char *backend_name(const gol_backend *b) { return b->ops->name; }
 void backend_load(gol_backend *b, const uint64_t *rows_h) { b->ops->load(b->impl, rows_h); }
+void backend_init_random(gol_backend *b, uint64_t seed, double density) {
+    b->ops->init_random(b->impl, seed, density);
+}
 void backend_store(gol_backend *b, uint64_t *rows_h) { b->ops->store(b->impl, rows_h); }
 void backend_advance(gol_backend *b, int64_t generations) {
     if (generations > 0) b->ops->advance(b->impl, generations);

@@ -37,6 +37,12 @@ const char *backend_name(const gol_backend *b); /* "cpu" or "cuda" */
 
 /* rows_h: slab->rows packed rows of slab->nwords words each. */
 void backend_load(gol_backend *b, const uint64_t *rows_h);
+/* Collective (every rank calls it; it may block until done): the random start of
+ * core/random_start.h for this rank's rows, made where the grid lives (no host rows, no copy),
+ * then the halo rows, exactly as backend_load of init_random_rows' rows would leave the backend,
+ * bit for bit. The CUDA backend makes it on the device and exchanges the halo rows at once; the
+ * CPU backend makes it in its grid with OpenMP, the exchange following as after a load. */
+void backend_init_random(gol_backend *b, uint64_t seed, double density);
 /* The inverse of backend_load, for tests and checks. */
 void backend_store(gol_backend *b, uint64_t *rows_h);
 
@@ -61,6 +67,9 @@ typedef struct gol_backend_ops {
     const char *name;
     void *(*create)(const char *halo, const gol_slab *slab, const gol_config *cfg, MPI_Comm comm);
     void (*load)(void *impl, const uint64_t *rows_h);
+    /* backend_init_random: collective, may block; the grid afterwards is what load of
+     * init_random_rows(seed, density, slab->row0, slab->rows, ...) gives. Never fails. */
+    void (*init_random)(void *impl, uint64_t seed, double density);
     void (*store)(void *impl, uint64_t *rows_h);
     void (*advance)(void *impl, int64_t generations);
     void (*frame_begin)(void *impl, int slot, gol_frame_format fmt, void *dst_h);

@@ -9,6 +9,7 @@
 #include "core/check.h"
 #include "core/depth.h"
 #include "core/life_word.h"
+#include "core/random_start.h"
 #include "halo/halo.h"
 #include "kernels/backend.h"
 
@@ -166,6 +167,15 @@ static void cpu_load(void *impl, const uint64_t *rows_h) {
     c->valid = 0; /* the halo rows are of another grid */
 }
 
+/* The random start straight into the grid, with no host copy; as after a load, the halo rows
+ * are exchanged before the next generation. */
+static void cpu_init_random(void *impl, uint64_t seed, double density) {
+    cpu_backend *c = impl;
+    const gol_slab *s = &c->slab;
+    init_random_rows(seed, density, s->row0, s->rows, s->width, s->nwords, row_ptr(c, c->cur, 0));
+    c->valid = 0;
+}
+
 static void cpu_store(void *impl, uint64_t *rows_h) {
     cpu_backend *c = impl;
     memcpy(rows_h, row_ptr(c, c->cur, 0), (size_t)(c->slab.rows * c->slab.nwords) * 8);
@@ -257,6 +267,7 @@ const gol_backend_ops gol_backend_cpu_ops = {
     .name = "cpu",
     .create = cpu_create,
     .load = cpu_load,
+    .init_random = cpu_init_random,
     .store = cpu_store,
     .advance = cpu_advance,
     .frame_begin = cpu_frame_begin,

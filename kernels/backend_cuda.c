@@ -21,11 +21,13 @@
 #include <time.h>
 
 #include "core/check.h"
+#include "core/random_start.h"
 #include "core/trace.h"
 #include "halo/halo.h"
 #include "kernels/backend.h"
 #include "kernels/cuda_plan.h"
 #include "kernels/device.h"
+#include "kernels/init_cuda.h"
 #include "kernels/life_cuda.h"
 
 enum { TIMER_RING = 64 }; /* timed stretches in flight before the oldest must be read */
@@ -370,18 +372,33 @@ static void *cuda_create(const char *halo, const gol_slab *slab, const gol_confi
     return cb;
 }
 
+/* Once the owned rows of the current buffer are queued (a load, the random start): the step
+ * exchanges the rows it has just computed, so a new state needs its own halo rows. */
+static void finish_load(cuda_backend *cb, const char *what) {
+    fork_comm(cb);
+    exchange_halo(cb, cb->cur);
+    join_comm(cb);
+    wait_stream(cb, cb->compute, what);
+    cb->since_load = 0; /* the halo samples count from here, alike on every rank */
+}
+
 static void cuda_load(void *impl, const uint64_t *rows_h) {
     cuda_backend *cb = impl;
     wait_frames_on(cb, cb->cur);
     CUDA_CHECK(cudaMemcpyAsync(row_ptr(cb, cb->cur, 1), rows_h,
                                (size_t)cb->slab.rows * cb->row_bytes, cudaMemcpyHostToDevice,
                                cb->compute));
-    /* The step exchanges the rows it has just computed, so the loaded state needs its own. */
-    fork_comm(cb);
-    exchange_halo(cb, cb->cur);
-    join_comm(cb);
-    wait_stream(cb, cb->compute, "loading the grid");
-    cb->since_load = 0; /* the halo samples count from here, alike on every rank */
+    finish_load(cb, "loading the grid");
+}
+
+/* The random start made on the device (kernels/init_cuda.h), no host rows and no copy; the
+ * density's threshold is the host's, as on the CPU. Then the halo rows, as after a load. */
+static void cuda_init_random(void *impl, uint64_t seed, double density) {
+    cuda_backend *cb = impl;
+    wait_frames_on(cb, cb->cur);
+    launch_init_random(init_run_key(seed), init_threshold(density), cb->slab.row0, cb->slab.rows,
+                       cb->slab.width, cb->row_words, row_ptr(cb, cb->cur, 1), cb->compute);
+    finish_load(cb, "the random start");
 }
 
 static void cuda_store(void *impl, uint64_t *rows_h) {
@@ -559,6 +576,7 @@ const gol_backend_ops gol_backend_cuda_ops = {
     .name = "cuda",
     .create = cuda_create,
     .load = cuda_load,
+    .init_random = cuda_init_random,
     .store = cuda_store,
     .advance = cuda_advance,
     .frame_begin = cuda_frame_begin,

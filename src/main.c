@@ -131,13 +131,9 @@ int main(int argc, char **argv) {
     }
 
     omp_set_num_threads(threads_per_rank(comm));
-    uint64_t *rows_h = gol_xcalloc((size_t)(slab.rows * slab.nwords), sizeof *rows_h);
-    st = setup_initial_state(&setup, &slab, rows_h, comm);
+    gol_backend *backend; /* holding the initial state: made in place, or built here and loaded */
+    st = setup_start(&setup, &slab, backend_kind, halo_mode, comm, &backend);
     if (st.code != GOL_OK) return finish(st, NULL, rank);
-
-    gol_backend *backend = backend_create(backend_kind, halo_mode, &slab, cfg, comm);
-    backend_load(backend, rows_h);
-    free(rows_h);
 
     gol_run_result result;
     run_generations(backend, &setup, &slab, comm, &result);

@@ -258,6 +258,25 @@ gol_status setup_initial_state(const gol_setup *s, const gol_slab *slab, uint64_
     return status_agree(st, comm);
 }
 
+gol_status setup_start(const gol_setup *s, const gol_slab *slab, gol_backend_kind kind,
+                       const char *halo, MPI_Comm comm, gol_backend **backend) {
+    const gol_config *cfg = &s->cfg;
+    *backend = NULL;
+    if (!s->has_restart && !s->has_pattern) {
+        *backend = backend_create(kind, halo, slab, cfg, comm);
+        backend_init_random(*backend, cfg->seed, cfg->density);
+        return gol_ok();
+    }
+    uint64_t *rows_h = gol_xcalloc((size_t)(slab->rows * slab->nwords), sizeof *rows_h);
+    gol_status st = setup_initial_state(s, slab, rows_h, comm);
+    if (st.code == GOL_OK) {
+        *backend = backend_create(kind, halo, slab, cfg, comm);
+        backend_load(*backend, rows_h);
+    }
+    free(rows_h);
+    return st;
+}
+
 /* ---- memory: refuse what cannot fit, before anything is allocated ------------------------- */
 
 #define GIB(bytes) ((double)(bytes) / (double)(INT64_C(1) << 30))

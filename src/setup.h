@@ -12,6 +12,7 @@
 #include "core/decomp.h"
 #include "src/pattern.h"
 #include "core/schedule.h"
+#include "kernels/backend.h"
 
 typedef struct gol_setup {
     gol_config cfg;
@@ -29,6 +30,12 @@ typedef struct gol_setup {
 gol_status setup_parse(int argc, char **argv, MPI_Comm comm, gol_setup *s, const char **text);
 gol_status setup_initial_state(const gol_setup *s, const gol_slab *slab, uint64_t *rows_h,
                                MPI_Comm comm);
+/* Collective: *backend created (backend_create) and holding the initial state. A pattern or a
+ * restart is built on the host (setup_initial_state) and loaded; the random start is made by the
+ * backend where the grid lives (backend_init_random): on a GPU no host rows and no copy. A user
+ * error (a restart file that cannot be read) leaves *backend NULL. */
+gol_status setup_start(const gol_setup *s, const gol_slab *slab, gol_backend_kind kind,
+                       const char *halo, MPI_Comm comm, gol_backend **backend);
 /* Collective: a user error, before anything big is allocated, when the run cannot fit: the ranks
  * of a node need more host memory than the node has available (the backend's own buffers, the
  * start state, the restart frame being read, the frame slots), or, for the CUDA backend, the

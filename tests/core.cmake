@@ -66,3 +66,11 @@ endif()
 add_test(NAME backend_auto
   COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/test_backend_auto.py "${GOLMPI_MPIEXEC_LINE}" $<TARGET_FILE:golmpi>)
 set_tests_properties(backend_auto PROPERTIES PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=1")
+
+# The random start made in place by the backends (backend_init_random) against the host's rows,
+# halo rows included, on 1 and 3 ranks; with CUDA also the kernel's emulation (kernels/init_cuda.cu).
+add_executable(test_init_random ${GOLMPI_TEST_DIR}/test_init_random.c)
+target_link_libraries(test_init_random PRIVATE golmpi_core)
+foreach(n 1 3)
+  golmpi_mpi_test(NAME unit_init_random_np${n} RANKS ${n} COMMAND $<TARGET_FILE:test_init_random>)
+endforeach()
