@@ -2,6 +2,7 @@
  * go through pinned host buffers, or, when MPIX_Query_cuda_support() says MPI is CUDA-aware, MPI
  * reads and writes the device rows directly. Host MPI calls cannot live in a CUDA graph. */
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ typedef struct halo_mpi_staged {
     int cuda_aware;
     uint64_t *mpi_h; /* pinned: send first, send last, recv top, recv bottom (staged only) */
     uint64_t *top_d, *bottom_d; /* the posted exchange's halo rows, for wait */
+    int64_t max_pitch;          /* cudaDevAttrMaxPitch: the largest pitch a 2-D copy takes */
 } halo_mpi_staged;
 
 static int query_cuda_aware_mpi(void) {
@@ -46,8 +48,30 @@ static void *staged_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, vo
     if (!h->cuda_aware) {
         CUDA_CHECK(cudaMallocHost((void **)&h->mpi_h, 4 * h->row_bytes));
         memset(h->mpi_h, 0, 4 * h->row_bytes);
+        int device, max_pitch;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device));
+        h->max_pitch = max_pitch;
     }
     return h;
+}
+
+/* Two messages between the device slab and the pinned buffer, `dpitch` bytes apart at the
+ * destination and `spitch` at the source, in one 2-D copy (one call, one DMA set-up) where both
+ * spacings allow it: no less than a message (a slab of fewer than 2k rows has its first and last
+ * k rows overlapping) and no more than the device's largest pitch (a very tall slab); else as two
+ * copies. */
+static void copy_pair(const halo_mpi_staged *h, void *dst, ptrdiff_t dpitch, const void *src,
+                      ptrdiff_t spitch, enum cudaMemcpyKind kind) {
+    ptrdiff_t least = (ptrdiff_t)h->row_bytes, most = (ptrdiff_t)h->max_pitch;
+    if (dpitch >= least && dpitch <= most && spitch >= least && spitch <= most) {
+        CUDA_CHECK(cudaMemcpy2DAsync(dst, (size_t)dpitch, src, (size_t)spitch, h->row_bytes, 2,
+                                     kind, h->stream));
+        return;
+    }
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, h->row_bytes, kind, h->stream));
+    CUDA_CHECK(cudaMemcpyAsync((char *)dst + dpitch, (const char *)src + spitch, h->row_bytes,
+                               kind, h->stream));
 }
 
 /* Runs the MPI part on the host, so it first waits for the edge rows on the stream. */
@@ -64,8 +88,9 @@ static void staged_post(void *impl, const uint64_t *first, const uint64_t *last,
     int64_t nw = h->nwords;
     uint64_t *send_first = h->mpi_h, *send_last = h->mpi_h + nw;
     uint64_t *recv_top = h->mpi_h + 2 * nw, *recv_bottom = h->mpi_h + 3 * nw;
-    CUDA_CHECK(cudaMemcpyAsync(send_first, first, h->row_bytes, cudaMemcpyDeviceToHost, h->stream));
-    CUDA_CHECK(cudaMemcpyAsync(send_last, last, h->row_bytes, cudaMemcpyDeviceToHost, h->stream));
+    /* the first and last k owned rows into send_first and send_last, side by side */
+    copy_pair(h, send_first, (const char *)send_last - (const char *)send_first, first,
+              (const char *)last - (const char *)first, cudaMemcpyDeviceToHost);
     CUDA_CHECK(cudaStreamSynchronize(h->stream));
     halo_post(h->host, send_first, send_last, recv_top, recv_bottom);
 }
@@ -76,11 +101,15 @@ static void staged_wait(void *impl) {
     if (h->cuda_aware) return;
     int64_t nw = h->nwords;
     uint64_t *recv_top = h->mpi_h + 2 * nw, *recv_bottom = h->mpi_h + 3 * nw;
-    /* past a dead boundary the halo row stays zero on the device: copy nothing there */
-    if (h->up >= 0)
+    /* both halos in one copy; past a dead boundary the halo rows stay zero on the device: copy
+     * nothing there */
+    if (h->up >= 0 && h->down >= 0)
+        copy_pair(h, h->top_d, (char *)h->bottom_d - (char *)h->top_d, recv_top,
+                  (char *)recv_bottom - (char *)recv_top, cudaMemcpyHostToDevice);
+    else if (h->up >= 0)
         CUDA_CHECK(
             cudaMemcpyAsync(h->top_d, recv_top, h->row_bytes, cudaMemcpyHostToDevice, h->stream));
-    if (h->down >= 0)
+    else if (h->down >= 0)
         CUDA_CHECK(cudaMemcpyAsync(h->bottom_d, recv_bottom, h->row_bytes, cudaMemcpyHostToDevice,
                                    h->stream));
 }
