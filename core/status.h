@@ -12,6 +12,8 @@ enum {
     GOL_EXIT_USAGE = 2, /* bad command line, bad input file, impossible sizes or rank counts */
     GOL_EXIT_NOGPU = 3, /* --backend cuda where some rank has no usable GPU */
     GOL_EXIT_STOPPED = 4, /* a signal stopped the run early; its output ends in a checkpoint */
+    GOL_EXIT_OUTPUT = 5,  /* the output could not be written (a full disk; a file that does not
+                           * read back as written): every rank aborts with it (io/output_guard.h) */
     GOL_EXIT_SKIP = 77, /* tests only: ctest's SKIP_RETURN_CODE */
 };
 

@@ -5,6 +5,8 @@
 
 #include "core/check.h"
 #include "io/io_internal.h"
+#include "io/output_guard.h"
+#include "io/verify_h5.h"
 
 const char *io_basename(const char *path) {
     const char *slash = strrchr(path, '/');
@@ -212,12 +214,13 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
     } else {
         select_nothing(frames, &fspace, &mspace);
     }
-    H5_CHECK(H5Dwrite(frames, H5T_NATIVE_UINT8, mspace, fspace, dxpl, frames_h));
+    IO_WRITE_CHECK(part, H5Dwrite(frames, H5T_NATIVE_UINT8, mspace, fspace, dxpl, frames_h));
     H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
     H5_CHECK(H5Pget_mpio_actual_io_mode(dxpl, &mode));
     int collective = mode != H5D_MPIO_NO_COLLECTIVE;
     H5_CHECK(H5Sclose(mspace));
     H5_CHECK(H5Sclose(fspace));
+    haddr_t frames_offset = H5Dget_offset(frames); /* for the read-back of this rank's rows */
     H5_CHECK(H5Dclose(frames));
 
     /* /generations: rank 0 holds the values, the others join with nothing */
@@ -230,18 +233,21 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
     } else {
         select_nothing(gdset, &fspace, &mspace);
     }
-    H5_CHECK(H5Dwrite(gdset, H5T_NATIVE_INT64, mspace, fspace, dxpl, gens));
+    IO_WRITE_CHECK(part, H5Dwrite(gdset, H5T_NATIVE_INT64, mspace, fspace, dxpl, gens));
     H5_CHECK(H5Sclose(mspace));
     H5_CHECK(H5Sclose(fspace));
     H5_CHECK(H5Dclose(gdset));
     write_population(file, comm, dxpl, m, slab, nframes, frames_h, pop_out);
     H5_CHECK(H5Pclose(dxpl));
-    H5_CHECK(H5Fclose(file));
+    /* MPI_File_sync on every rank: a write the file system took but could not keep fails here */
+    IO_WRITE_CHECK(part, H5Fflush(file, H5F_SCOPE_GLOBAL));
+    IO_WRITE_CHECK(part, H5Fclose(file));
 
-    /* renamed only once closed everywhere, so no reader ever sees half a file */
-    MPI_CHECK(MPI_Barrier(comm));
+    /* renamed only once closed everywhere and read back, so no reader ever sees half a file */
+    verify_chunk(comm, part, name, m, slab, nframes, gens, frames_h, frames_offset);
     if (slab->rank == 0) {
         add_frame_views(part, nframes, dims);
+        verify_sync(part);
         io_rename(part, name);
     }
     return collective;

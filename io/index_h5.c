@@ -7,6 +7,8 @@
 #include "core/check.h"
 #include "io/format.h"
 #include "io/io_internal.h"
+#include "io/output_guard.h"
+#include "io/verify_h5.h"
 
 /* /population, a plain dataset like /generations (DESIGN, Amendments): small, and a lost chunk
  * file cannot turn it into zeros as it does the virtual /frames. */
@@ -28,8 +30,11 @@ static void map_chunk(hid_t dcpl, hid_t vspace, const io_meta *m, const char *ch
     hid_t sspace;
     H5_CHECK(sspace = H5Screate_simple(3, count, NULL));
     H5_CHECK(H5Sselect_hyperslab(vspace, H5S_SELECT_SET, start, NULL, count, NULL));
-    /* the bare file name: HDF5 looks for it next to the index, so the run directory can move */
-    H5_CHECK(H5Pset_virtual(dcpl, vspace, io_basename(chunk), "/frames", sspace));
+    /* the bare file name: HDF5 looks for it next to the index, so the run directory can move;
+     * a '%' in it escaped, or HDF5 reads it as a format (output_vds_source_name) */
+    char source[2 * GOL_PATH_MAX + 128];
+    output_vds_source_name(io_basename(chunk), source, sizeof source);
+    H5_CHECK(H5Pset_virtual(dcpl, vspace, source, "/frames", sspace));
     H5_CHECK(H5Sclose(sspace));
 }
 
@@ -55,7 +60,7 @@ void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sche
 
     hid_t file, vspace, dcpl, dset;
     /* serial sec2 driver: only rank 0 writes the index */
-    H5_CHECK(file = H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    IO_WRITE_CHECK(part, file = H5Fcreate(part, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
     io_write_root_attrs(file, m);
 
     hsize_t vdims[3] = {(hsize_t)total, (hsize_t)m->height, (hsize_t)m->row_bytes};
@@ -87,12 +92,14 @@ void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sche
     H5_CHECK(gspace = H5Screate_simple(1, &ngen, NULL));
     H5_CHECK(dset = H5Dcreate2(file, "generations", H5T_NATIVE_INT64, gspace, H5P_DEFAULT,
                                H5P_DEFAULT, H5P_DEFAULT));
-    H5_CHECK(H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, gens));
+    IO_WRITE_CHECK(part, H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, gens));
     H5_CHECK(H5Dclose(dset));
     H5_CHECK(H5Sclose(gspace));
-    free(gens);
     write_population(file, pops, ngen);
     free(pops);
-    H5_CHECK(H5Fclose(file));
+    IO_WRITE_CHECK(part, H5Fclose(file));
+    verify_index(part, m, total, gens); /* the old index stays unless this one reads back */
+    free(gens);
+    verify_sync(part);
     io_rename(part, name);
 }

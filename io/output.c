@@ -3,20 +3,19 @@
  * generation loop goes on while the chunk is written (DESIGN, Output). */
 #include "io/output.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/check.h"
 #include "core/trace.h"
 #include "io/format.h"
 #include "io/io_internal.h"
+#include "io/output_guard.h"
 
 #define OUTPUT_SLOTS 2
 
@@ -59,101 +58,6 @@ struct gol_output {
 
     double wait_s; /* main thread */
 };
-
-static void chunk_generations(const gol_schedule *s, int64_t chunk, int64_t *g0, int64_t *g1) {
-    int64_t first = schedule_chunk_first(s, chunk);
-    *g0 = schedule_frame_generation(s, first);
-    *g1 = schedule_frame_generation(s, first + schedule_chunk_frames(s, chunk) - 1);
-}
-
-/* ---- output_check ---------------------------------------------------------------------- */
-
-/* Is `entry` (a name in the output directory, ".part" already stripped) one of this run's chunk
- * names? The first generation picks the only candidate chunk by bisection, so a run of a billion
- * chunks costs one directory listing, not a billion stat calls. */
-static bool is_chunk_of_run(const char *entry, const char *stem, const gol_schedule *s) {
-    size_t stem_len = strlen(stem);
-    if (strncmp(entry, stem, stem_len) != 0 || entry[stem_len] != '_') return false;
-    const char *p = entry + stem_len + 1;
-    char *end;
-    errno = 0;
-    long long g0 = strtoll(p, &end, 10);
-    if (end == p || errno) return false;
-    int64_t lo = 0, hi = schedule_chunks(s) - 1;
-    while (lo < hi) { /* the last chunk whose first generation is <= g0 */
-        int64_t mid = lo + (hi - lo + 1) / 2;
-        int64_t m0, m1;
-        chunk_generations(s, mid, &m0, &m1);
-        if (m0 <= g0)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    int64_t c0, c1;
-    chunk_generations(s, lo, &c0, &c1);
-    if (c0 != g0) return false;
-    char want[GOL_PATH_MAX + 64];
-    output_chunk_name(stem, c0, c1, want, sizeof want);
-    return strcmp(entry, want) == 0;
-}
-
-static gol_status check_on_root(const gol_config *cfg, const gol_schedule *sched) {
-    char base[GOL_PATH_MAX], dir[GOL_PATH_MAX];
-    const char *stem;
-    config_output_base(cfg, base, sizeof base);
-    path_split(base, dir, sizeof dir, &stem);
-
-    struct stat st;
-    if (stat(dir, &st) != 0)
-        return gol_fail(GOL_EXIT_USAGE, "output directory '%s' does not exist", dir);
-    if (!S_ISDIR(st.st_mode))
-        return gol_fail(GOL_EXIT_USAGE, "output directory '%s' is not a directory", dir);
-    if (access(dir, W_OK | X_OK) != 0)
-        return gol_fail(GOL_EXIT_USAGE, "output directory '%s' is not writable", dir);
-    if (cfg->force) return gol_ok();
-
-    static const char *const index_suffix[] = {".h5", ".h5.part", ".xmf", ".xmf.part"};
-    for (size_t i = 0; i < sizeof index_suffix / sizeof *index_suffix; i++) {
-        char name[GOL_PATH_MAX + 16];
-        snprintf(name, sizeof name, "%s%s", base, index_suffix[i]);
-        if (lstat(name, &st) == 0)
-            return gol_fail(GOL_EXIT_USAGE,
-                            "output file '%s' exists; pass --force to replace it or choose "
-                            "another --output",
-                            name);
-    }
-
-    DIR *d = opendir(dir);
-    if (!d) return gol_fail(GOL_EXIT_USAGE, "output directory '%s' cannot be read", dir);
-    gol_status result = gol_ok();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char entry[GOL_PATH_MAX];
-        snprintf(entry, sizeof entry, "%s", e->d_name);
-        size_t n = strlen(entry);
-        if (n > 5 && strcmp(entry + n - 5, ".part") == 0) entry[n - 5] = '\0';
-        if (is_chunk_of_run(entry, stem, sched)) {
-            result =
-                gol_fail(GOL_EXIT_USAGE,
-                         "output file '%s%s%s' exists; pass --force to replace it or choose "
-                         "another --output",
-                         strchr(base, '/') ? dir : "", strchr(base, '/') ? "/" : "", e->d_name);
-            break;
-        }
-    }
-    closedir(d);
-    return result;
-}
-
-gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Comm comm) {
-    int rank;
-    MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    gol_status st = gol_ok();
-    if (cfg->no_output) return st;
-    if (rank == 0) st = check_on_root(cfg, sched);
-    MPI_CHECK(MPI_Bcast(&st, (int)sizeof st, MPI_BYTE, 0, comm));
-    return st;
-}
 
 /* ---- the writer ------------------------------------------------------------------------ */
 
@@ -359,7 +263,9 @@ void output_close(gol_output *o, gol_output_stats *stats) {
         pthread_cond_destroy(&o->cv);
         pthread_mutex_destroy(&o->mu);
     }
-    /* the index and XMF were refreshed after the last chunk, so they are final already */
+    /* the index and XMF were refreshed after the last chunk, so they are final already, and the
+     * output is free for the next run (output_check took the lock on rank 0) */
+    if (o->slab.rank == 0) output_lock_release(o->base);
     int all_collective = 0;
     MPI_CHECK(MPI_Allreduce(&o->collective, &all_collective, 1, MPI_INT, MPI_MIN, o->comm));
     if (stats) {

@@ -29,8 +29,13 @@ typedef struct gol_output_stats {
     int64_t frames;
 } gol_output_stats;
 
-/* Collective. A user error, before anything is written, when an output file of this run already
- * exists (without --force) or the output directory cannot be written. */
+/* Collective, before output_open and before any other thread runs (it sets the MPI-IO
+ * environment). A user error, before anything is written, when the output directory cannot be
+ * written, a name of the run is too long or is a directory, an output file of this run already
+ * exists (without --force), or another run writes to the same output (the lock). On success
+ * rank 0 holds "<base>.lock" until output_close or exit, and has removed the stale .part files
+ * of an earlier, killed run to this output, saying so on stderr. A file that cannot be written
+ * later ends the run on every rank with GOL_EXIT_OUTPUT (core/status.h) and one message. */
 gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Comm comm);
 
 /* Collective. Starts the writer thread. ranks/seed/density/rule/boundary go into the attributes. */
@@ -43,10 +48,6 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
 void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *frames_h);
 void output_wait_slot(gol_output *o, int slot);
 
-/* Collective. Waits for every write, leaves the index and XDMF final, stops the thread. */
-void output_close(gol_output *o, gol_output_stats *stats);
-
-#endif
 /* Before the first chunk is handed over, on every rank: this run continues the series `prior`
  * (--restart X.h5 --output X.h5), which must outlive the output. The index and the XDMF file list
  * its chunks ahead of this run's. */
@@ -57,3 +58,7 @@ void output_continue_series(gol_output *o, const io_series *prior);
  * Before that chunk is handed over. */
 void output_stop_at(gol_output *o, int64_t g_stop);
 
+/* Collective. Waits for every write, leaves the index and XDMF final, stops the thread. */
+void output_close(gol_output *o, gol_output_stats *stats);
+
+#endif

@@ -23,6 +23,7 @@
 
 #include "core/check.h"
 #include "io/io_internal.h"
+#include "io/output_guard.h"
 
 struct xdmf_state {
     char name[GOL_PATH_MAX + 16], part[GOL_PATH_MAX + 32];
@@ -119,16 +120,16 @@ void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, cons
 
 void xdmf_write(xdmf_state *x) {
     FILE *fp = fopen(x->part, "w");
-    SYS_CHECK(fp != NULL, x->part);
+    IO_SYS_CHECK(x->part, fp != NULL);
     fprintf(fp, "<?xml version=\"1.0\" ?>\n"
                 "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
                 "<Xdmf Version=\"3.0\">\n"
                 "  <Domain>\n"
                 "    <Grid Name=\"life\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-    SYS_CHECK(fwrite(x->grids, 1, x->len, fp) == x->len, x->part);
+    IO_SYS_CHECK(x->part, fwrite(x->grids, 1, x->len, fp) == x->len);
     fprintf(fp, "    </Grid>\n  </Domain>\n</Xdmf>\n");
-    SYS_CHECK(ferror(fp) == 0, x->part);
-    SYS_CHECK(fclose(fp) == 0, x->part);
+    IO_SYS_CHECK(x->part, ferror(fp) == 0);
+    IO_SYS_CHECK(x->part, fclose(fp) == 0);
     io_rename(x->part, x->name);
 }
 
