@@ -143,6 +143,16 @@ def cases(pat):
         ("--pattern is an output", small + ["--pattern", "life.h5", "--force"], USAGE,
          "--pattern life.h5 is the output index of --output life.h5",
          {"life.h5": b"x = 3, y = 3\nbo$2bo$3o!\n"}),
+        # output names that a rename or the file system would refuse only after a chunk
+        ("--output is a directory, with --force", small + ["--output", "out.h5", "--force"],
+         USAGE, "output file 'out.h5' is a directory", {"out.h5": os.mkdir}),
+        ("the .xmf name is a directory, with --force", small + ["--force"], USAGE,
+         "output file 'life.xmf' is a directory", {"life.xmf": os.mkdir}),
+        ("a chunk name is a directory, with --force", small + ["--force"], USAGE,
+         "output file 'life_000000-000001.h5' is a directory",
+         {"life_000000-000001.h5": os.mkdir}),
+        ("300-character --output name", small + ["--output", "x" * 296 + ".h5"], USAGE,
+         "this file system allows 255 characters in a name", {}),
     ]
 
 

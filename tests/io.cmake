@@ -72,3 +72,18 @@ golmpi_io_check(stats_population "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_s
   --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
 set_tests_properties(stats_population PROPERTIES PROCESSORS 3 TIMEOUT 300
   ENVIRONMENT "OMP_NUM_THREADS=1")
+
+# Output that survives faults (issue 9), one ctest per part of tests/test_faults.py: a full disk
+# (a small tmpfs, so root only: skipped otherwise), one writer per output (the lock), stale .part
+# files and locks of killed runs, '%' and long paths in --output, and the read-back before a
+# rename against damaged chunks (test_verify).
+add_executable(test_verify ${CMAKE_CURRENT_SOURCE_DIR}/test_verify.c)
+target_link_libraries(test_verify PRIVATE golmpi_core)
+foreach(part disk_full lock stale names verify)
+  golmpi_io_check(io_faults_${part} "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_faults.py
+    --golmpi $<TARGET_FILE:golmpi> --verify-helper $<TARGET_FILE:test_verify>
+    --work ${CMAKE_CURRENT_BINARY_DIR}/io_faults_${part} --part ${part}
+    --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(io_faults_${part} PROPERTIES PROCESSORS 3 TIMEOUT 300
+    ENVIRONMENT "OMP_NUM_THREADS=1")
+endforeach()

@@ -212,7 +212,7 @@ static void check_refusals(const char *dir, int rank) {
     gol_config cfg;
     gol_schedule sched = make_schedule(&r);
 
-    /* a leftover .part of one of this run's chunk names counts as existing output */
+    /* a leftover .part of one of this run's chunk names is not output: it goes (issue 9) */
     char stray[GOL_PATH_MAX + 64];
     snprintf(stray, sizeof stray, "%s/refuse_000020-000030.h5.part", dir);
     if (rank == 0) {
@@ -222,10 +222,8 @@ static void check_refusals(const char *dir, int rank) {
     MPI_Barrier(MPI_COMM_WORLD);
     make_config(&r, dir, false, &cfg);
     gol_status st = output_check(&cfg, &sched, MPI_COMM_WORLD);
-    EXPECT(st.code == GOL_EXIT_USAGE && strstr(st.msg, "refuse_000020-000030.h5.part"),
-           "stray .part: %d %s", st.code, st.msg);
+    EXPECT(st.code == GOL_OK && access(stray, F_OK) != 0, "stray .part: %d %s", st.code, st.msg);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) unlink(stray);
     /* a name of another schedule is not this run's business */
     snprintf(stray, sizeof stray, "%s/refuse_000020-000031.h5", dir);
     if (rank == 0) {
