@@ -31,6 +31,12 @@ namespace {
 constexpr int kBlockWords = 128;   /* threads per block along a row */
 constexpr int kRowsPerThread = 16; /* rows one interior thread walks down */
 constexpr int kMaxGridY = 65535;
+constexpr int kDeepWarps = 4; /* warps per deep block, each a tile of its own */
+/* Deep tiles: at least 4 K rows, so the wavefront's start and end (2 K rows computed for nothing)
+ * cost at most a third; taller when the grid is large, to about this many warps a launch
+ * (several waves on any GPU), up to kDeepTileMax rows. */
+constexpr int64_t kDeepWarpTarget = 4096;
+constexpr int64_t kDeepTileMax = 1024;
 constexpr int kUnpackBlock = 256;
 constexpr int kPopBlock = 256;          /* a power of two: the block reduction halves it */
 constexpr int64_t kPopMaxBlocks = 4096; /* grid-stride beyond that: enough to fill any GPU */
@@ -76,6 +82,28 @@ template <class F> void with_interior_variant(gol_rule r, F &&f) {
         f(std::false_type());
 }
 
+/* The deep instantiation a launch runs: K = gens (1..GOL_DEEP_MAX, a compile-time constant so
+ * the wavefront's levels live in registers), Conway's rule or any, ragged torus or not. The
+ * launcher and the emulator both choose through here. */
+template <int K, class F> void with_deep_depth(int gens, F &&f) {
+    if (gens == K) {
+        f(std::integral_constant<int, K>());
+        return;
+    }
+    if constexpr (K < GOL_DEEP_MAX) with_deep_depth<K + 1>(gens, f);
+}
+
+template <class F> void with_deep_variant(gol_rule r, int gens, bool ragged, F &&f) {
+    with_deep_depth<1>(gens, [&](auto k) {
+        with_interior_variant(r, [&](auto conway) {
+            if (ragged)
+                f(k, conway, std::true_type());
+            else
+                f(k, conway, std::false_type());
+        });
+    });
+}
+
 /* Word j of one row as the three boards a neighbour count needs: the word itself and the word
  * shifted so that each bit sees its west or east neighbour. The row ends are selects, not
  * branches around loads, so a warp that holds word 0 or the last word barely diverges. */
@@ -98,8 +126,9 @@ GOL_HD inline word3 load_word3(const uint64_t *row, int64_t j, int64_t nwords, i
     return r;
 }
 
-/* Word j of rows [r0, r1), walking down with a window of three rows so each row is loaded once
- * per thread instead of three times. */
+/* Word j of rows [r0, r1), walking down with a window of three rows: each row is loaded once
+ * per thread, and its column sum (gol_sum3_of of its west, centre and east boards) is made once
+ * and serves the rows above, at and below it (core/life_word.h, the sliding window). */
 template <bool Conway>
 GOL_HD inline void interior_thread(const gol_cuda_grid &g, const uint64_t *src, uint64_t *dst,
                                    int64_t j, int64_t r0, int64_t r1) {
@@ -109,13 +138,15 @@ GOL_HD inline void interior_thread(const gol_cuda_grid &g, const uint64_t *src, 
     const gol_rule rule = kernel_rule<Conway>(g.rule);
     word3 up = load_word3(src + (r0 - 1) * nw, j, nw, last_pos, g.torus);
     word3 mid = load_word3(src + r0 * nw, j, nw, last_pos, g.torus);
+    gol_sum3 above = gol_sum3_of(up.w, up.c, up.e), at = gol_sum3_of(mid.w, mid.c, mid.e);
+    uint64_t centre = mid.c;
     for (int64_t r = r0; r < r1; r++) {
         word3 down = load_word3(src + (r + 1) * nw, j, nw, last_pos, g.torus);
-        uint64_t next =
-            gol_word_next(up.w, up.c, up.e, mid.w, mid.c, mid.e, down.w, down.c, down.e, rule);
-        dst[r * nw + j] = next & mask;
-        up = mid;
-        mid = down;
+        gol_sum3 below = gol_sum3_of(down.w, down.c, down.e);
+        dst[r * nw + j] = gol_sum_next(above, at, below, centre, rule) & mask;
+        above = at;
+        at = below;
+        centre = down.c;
     }
 }
 
@@ -197,6 +228,208 @@ GOL_HD inline void popcount_phase(int phase, const thread_ix &ix, const uint64_t
     if (t == 0 && partial[0]) add_to_count(count, partial[0]);
 }
 
+/* The multi-generation kernel (life_deep): K generations per pass over global memory.
+ *
+ * A warp is a strip of 32 consecutive words of a row, one word a lane; it walks down a tile of
+ * rows once, and carries each row through the K generations as a wavefront: when input row i
+ * arrives, generation g produces row i - g from its window of the rows above and at (their column
+ * sums and the centre word, in registers) and the row below, which generation g-1 has just
+ * produced. So a tile of T output rows reads T + 2K rows and writes T, once: 0.25/K byte per cell
+ * update, whatever K. A lane learns its neighbours' edge cells through two warp shuffles a
+ * generation (an explicit exchange phase, which the host emulation performs over 32 lane states).
+ *
+ * Validity: a wrong cell spreads one cell a generation. The strip's end lanes see no neighbour,
+ * so they are wrong from their outer cell inwards; with a margin of one full 64-cell word at
+ * each end, the inner 30 words stay right for K <= 64. Rows: the tile's first and last K input
+ * rows start the wavefront, and generation g is right on rows at least g from the input's ends,
+ * so output rows [r0, r1) need input rows [r0 - K, r1 + K) and nothing more.
+ *
+ * Exceptions, all decided by deep_geometry and deep_lane_start:
+ * - a dead boundary: lanes past the row's ends hold dead words, forced to 0 at every generation,
+ *   the last word's padding too, and rows outside [live_begin, live_end) are forced to 0 at every
+ *   generation (a B0 rule must not bring the outside to life), so the margin there is exact;
+ * - a torus with a partial last word ("ragged"): a lane holding the last word passes its cell at
+ *   the width, not bit 63, to the east, and the margin is two words, since one end lane may hold
+ *   that short word (it can be 1 cell wide) and the wrong cells would cross it at once;
+ * - a torus of at most 32 words: one strip holds the whole row and the shuffles wrap around it,
+ *   exactly, with no margin. */
+
+/* One lane of a deep warp: where it is (set per tile) and the wavefront's state, level g holding
+ * the window of generation g + 1. */
+template <int K> struct deep_lane {
+    int64_t j;        /* the word of the row it holds; -1: a dead word past the row's ends */
+    uint64_t mask;    /* cells it keeps: none for a dead word, the width's in the last word */
+    int west, east;   /* the lanes holding the words west and east of it (itself at a strip end) */
+    int last;         /* bit of its last cell: 63, or the width's in a ragged torus' last word */
+    int store;        /* its word is one of those the strip writes */
+    uint64_t x;       /* the row word on its way down the generations */
+    uint64_t ahead;   /* the next input row's word, loaded one row early */
+    uint32_t send_e, send_w; /* what the neighbours read in the exchange: its last and first cell */
+    uint32_t from_w, from_e; /* what it read: the west lane's last cell, the east lane's first */
+    gol_sum3 above[K], at[K]; /* column sums of the rows above and at level g's next output row */
+    uint64_t centre[K];       /* the cells of the row at */
+};
+
+/* The deep launch's arguments, and the geometry that deep_geometry chose. */
+struct deep_args {
+    gol_cuda_grid g;
+    const uint64_t *src;
+    uint64_t *dst;
+    int64_t row_begin, row_end, live_begin, live_end;
+    int64_t tile_rows, tiles;
+    int margin, stride, whole_row;
+};
+
+/* Where lane `lane` of strip `strip` sits; every tile starts its wavefront from `fill` (0 on the
+ * GPU; the emulation passes garbage, which must never reach an output). */
+template <int K>
+GOL_HD inline void deep_lane_start(deep_lane<K> &L, const deep_args &a, int64_t strip, int lane,
+                                   uint64_t fill) {
+    const int64_t nw = a.g.nwords;
+    if (a.whole_row) {
+        L.j = lane < nw ? lane : -1;
+        L.west = lane >= nw ? lane : lane == 0 ? (int)nw - 1 : lane - 1;
+        L.east = lane >= nw ? lane : lane == nw - 1 ? 0 : lane + 1;
+        L.store = lane < nw;
+    } else {
+        int64_t u = strip * a.stride - a.margin + lane; /* unwrapped word */
+        if (a.g.torus)
+            L.j = u < 0 ? u + nw : u >= nw ? u - nw : u;
+        else
+            L.j = u >= 0 && u < nw ? u : -1;
+        L.west = lane > 0 ? lane - 1 : lane;
+        L.east = lane < 31 ? lane + 1 : lane;
+        L.store = lane >= a.margin && lane < 32 - a.margin && u >= 0 && u < nw;
+    }
+    L.mask = L.j < 0 ? 0 : L.j == nw - 1 ? gol_row_last_mask(a.g.width) : ~(uint64_t)0;
+    L.last = a.g.torus && L.j == nw - 1 ? (int)((a.g.width - 1) & 63) : 63;
+    L.x = L.ahead = fill;
+    L.send_e = L.send_w = L.from_w = L.from_e = (uint32_t)fill;
+    for (int g = 0; g < K; g++) {
+        L.above[g].lo = L.above[g].hi = L.at[g].lo = L.at[g].hi = fill;
+        L.centre[g] = fill;
+    }
+}
+
+GOL_HD inline bool deep_row_live(const deep_args &a, int64_t r) {
+    return r >= a.live_begin && r < a.live_end;
+}
+
+/* Load phase of input row i: the word loaded a row ago goes in, row i + 1's is loaded (dead rows
+ * and words are never read: src may hold anything there). */
+template <int K>
+GOL_HD inline void deep_load(deep_lane<K> &L, const deep_args &a, int64_t i, int64_t end) {
+    L.x = L.ahead;
+    int64_t r = i + 1;
+    bool read = r < end && L.j >= 0 && deep_row_live(a, r);
+    L.ahead = read ? a.src[r * a.g.nwords + L.j] : 0;
+}
+
+/* First load of a tile: row `first` into `ahead`, so deep_load of `first` moves it in. */
+template <int K>
+GOL_HD inline void deep_prime(deep_lane<K> &L, const deep_args &a, int64_t first) {
+    bool read = L.j >= 0 && deep_row_live(a, first);
+    L.ahead = read ? a.src[first * a.g.nwords + L.j] : 0;
+}
+
+/* Send phase: the cells this lane's neighbours need from its word x: its last cell for the east
+ * lane (bit 63, or bit `last` in a ragged torus; sent as a 32-bit half), its first for the west. */
+template <int K, bool Ragged> GOL_HD inline void deep_send(deep_lane<K> &L) {
+    L.send_e = Ragged ? (uint32_t)(L.x >> L.last) : (uint32_t)(L.x >> 32);
+    L.send_w = (uint32_t)L.x;
+}
+
+/* Level phase of generation g + 1, after the exchange: the column sum of the row word x that
+ * generation g produced, then the next state of the row at from the window, kept where it lives
+ * (mask: the lane's cells; keep: all or nothing, whether the row is live). */
+template <int K, bool Ragged>
+GOL_HD inline void deep_level(deep_lane<K> &L, int g, gol_rule rule, uint64_t keep) {
+    const uint64_t x = L.x;
+    const uint64_t west_in = Ragged ? L.from_w & 1 : L.from_w >> 31;
+    const uint64_t east_in = L.from_e & 1;
+    const gol_sum3 below =
+        gol_sum3_of(gol_west(x, west_in), x, gol_east(x, east_in, Ragged ? L.last : 63));
+    L.x = gol_sum_next(L.above[g], L.at[g], below, L.centre[g], rule) & L.mask & keep;
+    L.above[g] = L.at[g];
+    L.at[g] = below;
+    L.centre[g] = x;
+}
+
+template <int K>
+GOL_HD inline void deep_store(const deep_lane<K> &L, const deep_args &a, int64_t r) {
+    if (L.store) a.dst[r * a.g.nwords + L.j] = L.x;
+}
+
+/* The warp's 32 lanes as this GPU thread: one lane, its id threadIdx.x, the exchange two warp
+ * shuffles. */
+template <int K> struct gpu_warp {
+    static constexpr int kLanes = 1;
+    deep_lane<K> one;
+    int id;
+    GOL_HD deep_lane<K> &lane(int) { return one; }
+    GOL_HD int lane_id(int) const { return id; }
+    GOL_HD void exchange() {
+#ifdef __CUDA_ARCH__
+        one.from_w = __shfl_sync(0xffffffffu, one.send_e, one.west);
+        one.from_e = __shfl_sync(0xffffffffu, one.send_w, one.east);
+#endif
+    }
+};
+
+/* The warp's 32 lanes on the host: the same phases for each lane in turn, and the exchange as
+ * the shuffle defines it, every lane reading what its source lane sent in the phase before. */
+template <int K> struct host_warp {
+    static constexpr int kLanes = 32;
+    deep_lane<K> lanes[32];
+    GOL_HD deep_lane<K> &lane(int l) { return lanes[l]; }
+    GOL_HD int lane_id(int l) const { return l; }
+    GOL_HD void exchange() {
+        uint32_t send_e[32], send_w[32];
+        for (int l = 0; l < 32; l++) {
+            send_e[l] = lanes[l].send_e;
+            send_w[l] = lanes[l].send_w;
+        }
+        for (int l = 0; l < 32; l++) {
+            lanes[l].from_w = send_e[lanes[l].west];
+            lanes[l].from_e = send_w[lanes[l].east];
+        }
+    }
+};
+
+/* A warp's whole work, phase by phase: tiles threadIdx.y + blockDim.y * blockIdx.y, + the
+ * grid's warps along y, ... of strip blockIdx.x; in each tile, per input row a load phase, then
+ * per generation a send phase, the exchange and a level phase, then a store phase. Every lane
+ * takes part in every phase (the shuffles need the whole warp); what it keeps is in its mask. */
+template <int K, bool Conway, bool Ragged, class Warp>
+GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, uint64_t fill) {
+    const gol_rule rule = kernel_rule<Conway>(a.g.rule);
+    const int64_t warps_y = (int64_t)ix.grid.y * ix.block.y;
+    for (int64_t t = (int64_t)ix.bid.y * ix.block.y + ix.tid.y; t < a.tiles; t += warps_y) {
+        const int64_t r0 = a.row_begin + t * a.tile_rows;
+        const int64_t r1 = r0 + a.tile_rows < a.row_end ? r0 + a.tile_rows : a.row_end;
+        const int64_t first = r0 - K, end = r1 + K;
+        for (int l = 0; l < Warp::kLanes; l++) {
+            deep_lane_start(w.lane(l), a, ix.bid.x, w.lane_id(l), fill);
+            deep_prime(w.lane(l), a, first);
+        }
+        for (int64_t i = first; i < end; i++) {
+            for (int l = 0; l < Warp::kLanes; l++) deep_load(w.lane(l), a, i, end);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int g = 0; g < K; g++) {
+                const uint64_t keep = deep_row_live(a, i - g - 1) ? ~(uint64_t)0 : 0;
+                for (int l = 0; l < Warp::kLanes; l++) deep_send<K, Ragged>(w.lane(l));
+                w.exchange();
+                for (int l = 0; l < Warp::kLanes; l++)
+                    deep_level<K, Ragged>(w.lane(l), g, rule, keep);
+            }
+            if (i - K >= r0)
+                for (int l = 0; l < Warp::kLanes; l++) deep_store(w.lane(l), a, i - K);
+        }
+    }
+}
+
 __device__ inline thread_ix this_thread() {
     thread_ix ix;
     ix.grid = gridDim;
@@ -211,6 +444,13 @@ __global__ void __launch_bounds__(kBlockWords)
     interior_kernel(gol_cuda_grid g, const uint64_t *__restrict__ src, uint64_t *__restrict__ dst,
                     int64_t row_begin, int64_t row_end, int64_t nchunks) {
     interior_body<Conway>(this_thread(), g, src, dst, row_begin, row_end, nchunks);
+}
+
+template <int K, bool Conway, bool Ragged>
+__global__ void __launch_bounds__(32 * kDeepWarps) deep_kernel(deep_args a) {
+    gpu_warp<K> w;
+    w.id = (int)threadIdx.x;
+    deep_warp<K, Conway, Ragged>(w, this_thread(), a, 0);
 }
 
 __global__ void edge_kernel(gol_cuda_grid g, const uint64_t *__restrict__ src,
@@ -251,6 +491,43 @@ launch_geom rows_geometry(const gol_cuda_grid &g, int64_t row_begin, int64_t row
     geo.block = dim3(block);
     geo.grid = dim3(blocks_for(g.nwords, block), capped_grid_y(geo.n));
     return geo;
+}
+
+/* A deep launch: strips of words along x, groups of kDeepWarps tiles of rows along y (grid-stride
+ * beyond the grid's y limit), and the strip and tile shapes the warps follow. */
+struct deep_geom {
+    launch_geom launch; /* n: tiles */
+    deep_args args;     /* the kernel's arguments, geometry included */
+    bool ragged;        /* a torus whose last word is partial: the Ragged instantiation */
+};
+
+deep_geom deep_geometry(const gol_cuda_grid &g, const uint64_t *src, uint64_t *dst,
+                        int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
+                        int64_t live_end) {
+    deep_geom d;
+    deep_args &a = d.args;
+    a.g = g;
+    a.src = src;
+    a.dst = dst;
+    a.row_begin = row_begin;
+    a.row_end = row_end;
+    a.live_begin = live_begin;
+    a.live_end = live_end;
+    d.ragged = g.torus && (g.width & 63) != 0;
+    a.whole_row = g.torus && g.nwords <= 32;
+    a.margin = a.whole_row ? 0 : d.ragged ? 2 : 1;
+    a.stride = 32 - 2 * a.margin;
+    const int64_t strips = a.whole_row ? 1 : (g.nwords + a.stride - 1) / a.stride;
+    const int64_t span = row_end > row_begin ? row_end - row_begin : 0;
+    int64_t tile = (span * strips + kDeepWarpTarget - 1) / kDeepWarpTarget;
+    if (tile > kDeepTileMax) tile = kDeepTileMax;
+    if (tile < 4 * (int64_t)gens) tile = 4 * (int64_t)gens;
+    a.tile_rows = tile;
+    a.tiles = (span + tile - 1) / tile;
+    d.launch.n = gens >= 1 && gens <= GOL_DEEP_MAX ? a.tiles : 0;
+    d.launch.block = dim3(32, kDeepWarps);
+    d.launch.grid = dim3((unsigned)strips, capped_grid_y((a.tiles + kDeepWarps - 1) / kDeepWarps));
+    return d;
 }
 
 launch_geom unpack_geometry(int64_t rows, int64_t width) {
@@ -316,6 +593,19 @@ extern "C" void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_
     CUDA_CHECK(cudaGetLastError());
 }
 
+extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
+                                 int64_t row_begin, int64_t row_end, int gens,
+                                 int64_t live_begin, int64_t live_end, cudaStream_t s) {
+    const deep_geom geo =
+        deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, live_begin, live_end);
+    if (geo.launch.n <= 0) return;
+    with_deep_variant(g.rule, gens, geo.ragged, [&](auto k, auto conway, auto ragged) {
+        deep_kernel<decltype(k)::value, decltype(conway)::value, decltype(ragged)::value>
+            <<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
+    });
+    CUDA_CHECK(cudaGetLastError());
+}
+
 extern "C" void launch_unpack_u8(const uint64_t *src_d, uint8_t *dst_d, int64_t rows,
                                  int64_t nwords, int64_t width, cudaStream_t s) {
     const launch_geom geo = unpack_geometry(rows, width);
@@ -348,6 +638,30 @@ extern "C" void emulate_life_rows(gol_cuda_grid g, const uint64_t *src, uint64_t
         emulate_launch(geo, 1, 0, [&](int, const thread_ix &ix, unsigned long long *) {
             interior_body<decltype(conway)::value>(ix, g, src, dst, row_begin, row_end, geo.n);
         });
+    });
+}
+
+/* One warp at a time (they share nothing: each reads src and writes its own rows of dst), its
+ * lanes through deep_warp's phases together; the wavefront starts from garbage, as registers do. */
+extern "C" void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t *dst,
+                                  int64_t row_begin, int64_t row_end, int gens,
+                                  int64_t live_begin, int64_t live_end) {
+    const deep_geom geo = deep_geometry(g, src, dst, row_begin, row_end, gens, live_begin, live_end);
+    if (geo.launch.n <= 0) return;
+    with_deep_variant(g.rule, gens, geo.ragged, [&](auto k, auto conway, auto ragged) {
+        constexpr int K = decltype(k)::value;
+        std::vector<host_warp<K>> warp(1); /* 32 lanes of K levels: on the heap */
+        thread_ix ix;
+        ix.grid = geo.launch.grid;
+        ix.block = geo.launch.block;
+        for (unsigned by = 0; by < ix.grid.y; by++)
+            for (unsigned bx = 0; bx < ix.grid.x; bx++)
+                for (unsigned ty = 0; ty < ix.block.y; ty++) {
+                    ix.bid = make_uint3(bx, by, 0);
+                    ix.tid = make_uint3(0, ty, 0);
+                    deep_warp<K, decltype(conway)::value, decltype(ragged)::value>(
+                        warp[0], ix, geo.args, 0x5a5aa5a5c3c33c3cull);
+                }
     });
 }
 

@@ -33,6 +33,21 @@ void launch_life_edges(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, 
 void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
                       int64_t row_end, cudaStream_t s);
 
+/* The multi-generation kernel holds at most this many generations of a pass on chip (registers,
+ * about 14 a generation a thread on sm_90: 8 takes 165, 16 spills past 255); a longer pass is
+ * several launches, each 0.25/gens byte of global traffic per cell update. */
+#define GOL_DEEP_MAX 8
+
+/* gens generations (1..GOL_DEEP_MAX) in one pass over global memory: slab rows
+ * [row_begin, row_end) of the generation gens after src_d's into dst_d. Here src_d and dst_d
+ * point at slab row 0, the first owned row, and rows may be negative (the halo above). Reads src
+ * rows [row_begin - gens, row_end + gens) that lie in [live_begin, live_end); rows outside that
+ * range are dead at every generation (past a dead boundary), whatever src holds there. Writes dst
+ * rows [row_begin, row_end) and nothing else; src_d != dst_d. An empty range launches nothing. */
+void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
+                      int64_t row_end, int gens, int64_t live_begin, int64_t live_end,
+                      cudaStream_t s);
+
 /* rows packed rows (stride nwords words) starting at src_d into rows*width bytes of 0/1. */
 void launch_unpack_u8(const uint64_t *src_d, uint8_t *dst_d, int64_t rows, int64_t nwords,
                       int64_t width, cudaStream_t s);
@@ -44,10 +59,14 @@ void launch_popcount(const uint64_t *src_d, int64_t words, unsigned long long *c
 /* Host emulation, for tests on machines without a GPU; the program never calls these. Each runs
  * the launcher's kernel thread bodies over the launcher's grid and block (the same geometry
  * function, the same template instantiation), one (block, thread) at a time, barrier phases in
- * order, on host pointers, and leaves untouched whatever the kernel leaves untouched. */
+ * order, on host pointers, and leaves untouched whatever the kernel leaves untouched. Warp-level
+ * kernels (life_deep) run one warp at a time: its 32 lanes' bodies phase by phase, and each warp
+ * shuffle as an exchange between those 32 lane states. */
 void emulate_life_edges(gol_cuda_grid g, const uint64_t *src, uint64_t *dst);
 void emulate_life_rows(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t row_begin,
                        int64_t row_end);
+void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t row_begin,
+                       int64_t row_end, int gens, int64_t live_begin, int64_t live_end);
 void emulate_unpack_u8(const uint64_t *src, uint8_t *dst, int64_t rows, int64_t nwords,
                        int64_t width);
 void emulate_popcount(const uint64_t *src, int64_t words, unsigned long long *count);

@@ -1,7 +1,9 @@
 /* The CUDA kernels without a GPU: kernels/life_cuda.cu's emulate_* functions run the kernels'
  * own __host__ __device__ thread bodies over the launchers' own grid geometry (the Conway
  * instantiation included) on the host, checked here against kernel_check.h's per-cell reference.
- * test_cuda_kernels runs the same cases through the real launches on a GPU. */
+ * The multi-generation kernel's warps run lane by lane, phase by phase, its shuffles as exchanges
+ * between the 32 lane states. test_cuda_kernels runs the same cases through the real launches on
+ * a GPU. */
 #include "tests/kernel_check.h"
 
 static void run_emulated(gol_cuda_grid g, const uint64_t *src, uint64_t *next, uint8_t *u8,
@@ -12,4 +14,15 @@ static void run_emulated(gol_cuda_grid g, const uint64_t *src, uint64_t *next, u
     emulate_popcount(src + g.nwords, g.rows * g.nwords, pop);
 }
 
-int main(void) { return kernel_check_all(run_emulated) ? 1 : 0; }
+static void run_deep_emulated(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t halo,
+                              int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
+                              int64_t live_end) {
+    const int64_t row0 = halo * g.nwords;
+    emulate_life_deep(g, src + row0, dst + row0, row_begin, row_end, gens, live_begin, live_end);
+}
+
+int main(void) {
+    int failed = kernel_check_all(run_emulated);
+    failed += deep_check_all(run_deep_emulated);
+    return failed ? 1 : 0;
+}

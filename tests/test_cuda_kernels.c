@@ -1,6 +1,6 @@
 /* The CUDA kernels on a GPU, through the real launch_* functions: kernel_check.h's cases (many
  * widths and heights, torus and dead, grid-edge and random halos, Conway's and other rules, unpack
- * and population) against its per-cell reference. Independent of the CPU backend and of the rule
+ * and population; the multi-generation kernel at depths 1 to 64) against its per-cell reference. Independent of the CPU backend and of the rule
  * code the kernels use. Exits 77 without a GPU; test_cuda_emulate runs the same cases there. */
 #include <cuda_runtime_api.h>
 #include <mpi.h>
@@ -42,6 +42,26 @@ static void run_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *next, uin
     CUDA_CHECK(cudaFree(pop_d));
 }
 
+/* One deep launch: both buffers up (dst poisoned where the kernel must not write), the launch at
+ * slab row 0, dst back. */
+static void run_deep_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t halo,
+                            int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
+                            int64_t live_end) {
+    size_t bytes = (size_t)((g.rows + 2 * halo) * g.nwords) * sizeof *src;
+    const int64_t row0 = halo * g.nwords;
+    uint64_t *src_d, *dst_d;
+    CUDA_CHECK(cudaMalloc((void **)&src_d, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&dst_d, bytes));
+    CUDA_CHECK(cudaMemcpy(src_d, src, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dst_d, dst, bytes, cudaMemcpyHostToDevice));
+    launch_life_deep(g, src_d + row0, dst_d + row0, row_begin, row_end, gens, live_begin, live_end,
+                     0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(dst, dst_d, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(src_d));
+    CUDA_CHECK(cudaFree(dst_d));
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     char why[512];
@@ -52,6 +72,7 @@ int main(int argc, char **argv) {
     }
     device_select(MPI_COMM_WORLD);
     int failed = kernel_check_all(run_on_gpu);
+    failed += deep_check_all(run_deep_on_gpu);
     MPI_Finalize();
     return failed ? 1 : 0;
 }
