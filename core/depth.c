@@ -4,22 +4,24 @@
  * through many generations, shallow enough that the halo rows computed again by both neighbours
  * (about k rows a generation, split between the two sides) stay a small share of a slab's rows. */
 enum { AUTO_CPU_MAX = 16, AUTO_CPU_ROWS_PER_DEPTH = 32 };
+/* auto on the GPU: 16 on tall slabs, two passes of the multi-generation kernel (kernels/
+ * life_cuda.h, 8 generations a pass on chip) between exchanges, so an exchange's latency is paid
+ * every 16 generations; the edge bands (about 2k rows recomputed a pass, on the comm stream) stay
+ * a small share of a slab of 32k rows or more. */
+enum { AUTO_CUDA_MAX = 16, AUTO_CUDA_ROWS_PER_DEPTH = 32 };
 
 gol_status depth_choose(int64_t asked, gol_backend_kind backend, int64_t height, int nranks,
                         int64_t *k) {
     int64_t shortest = height / nranks; /* the last rank owns no more than any other */
     if (asked == 0) {
-        int64_t want = backend == GOL_BACKEND_CUDA ? 1 : shortest / AUTO_CPU_ROWS_PER_DEPTH;
-        if (want > AUTO_CPU_MAX) want = AUTO_CPU_MAX;
+        bool gpu = backend == GOL_BACKEND_CUDA;
+        int64_t want = shortest / (gpu ? AUTO_CUDA_ROWS_PER_DEPTH : AUTO_CPU_ROWS_PER_DEPTH);
+        int64_t most = gpu ? AUTO_CUDA_MAX : AUTO_CPU_MAX;
+        if (want > most) want = most;
         if (want > shortest) want = shortest;
         *k = want < 1 ? 1 : want;
         return gol_ok();
     }
-    if (backend == GOL_BACKEND_CUDA && asked > 1)
-        return gol_fail(GOL_EXIT_USAGE,
-                        "--halo-depth %lld: the CUDA backend exchanges one row a generation for "
-                        "now; use --halo-depth 1 (or auto), or --backend cpu",
-                        (long long)asked);
     if (asked > shortest)
         return gol_fail(GOL_EXIT_USAGE,
                         "--halo-depth %lld: each rank sends its neighbours its %lld first and last "

@@ -33,8 +33,8 @@
 
 /* The depth a run uses: asked is --halo-depth, 0 for auto. Every rank must own at least k rows,
  * since its k edge rows are what fills its neighbours' halos; the shortest rank owns
- * height / nranks. auto picks what suits the backend within that (the CUDA backend: 1, until its
- * kernels go deep); an explicit depth above it, or above 1 on the CUDA backend, is a user error.
+ * height / nranks. auto picks what suits the backend within that; an explicit depth above it
+ * is a user error.
  * height >= nranks (decomp_make has checked). */
 gol_status depth_choose(int64_t asked, gol_backend_kind backend, int64_t height, int nranks,
                         int64_t *k);

@@ -10,6 +10,13 @@
  * Buffers: two slabs of (rows + 2) x nwords words, row 0 the top halo and row rows+1 the bottom
  * halo. Halo rows past a dead boundary are never written, so they stay zero in both buffers.
  *
+ * With a deep halo (core/depth.h, k > 1) each buffer holds k halo rows a side, exchanged every k
+ * generations, and the generations run in passes of up to GOL_DEEP_MAX on the multi-generation
+ * kernel (kernels/life_cuda.h): on the comm stream the two edge bands (the trapezoid of the rows
+ * that need the halo, up to the k rows each end sends), then, at the end of a cycle, the k-row
+ * exchange; on the compute stream, at the same time, the interior. Depth 1 keeps the
+ * one-generation kernels, the reference path.
+ *
  * The host never blocks in a CUDA call that cannot see a dead peer: every wait polls (the halo's
  * health poll, the progress marks, the clock), at most a bounded number of generations is queued
  * ahead of the GPU, and after --timeout seconds without progress the exchange is torn down and
@@ -21,6 +28,7 @@
 #include <time.h>
 
 #include "core/check.h"
+#include "core/depth.h"
 #include "core/random_start.h"
 #include "core/trace.h"
 #include "halo/halo.h"
@@ -57,9 +65,15 @@ typedef struct cuda_backend {
     int frame_pending[2][2];   /* [slot][buffer]: compute must wait frame_read[slot] before writing */
 
     gol_halo *halo; /* a device mode, ordered on the comm stream */
+    int64_t depth;  /* k: halo rows a side, exchanged every k generations */
+    int64_t valid;  /* halo rows of buf_d[cur] still valid; the cycle's exchange comes at 0 */
 
     int use_graphs;
     cudaGraphExec_t graph[2]; /* graph[p]: one generation from buf_d[p] into buf_d[p ^ 1] */
+    /* depth k: pass_graph[p][n-1], the pass of n generations from buf_d[p] that ends a cycle with
+     * its exchange; captured on first use. Every exchange but the timed samples runs from a
+     * graph, on every rank, however the calls are cut; passes without one run eagerly. */
+    cudaGraphExec_t pass_graph[2][GOL_DEEP_MAX];
 
     /* generations in flight (kernels/cuda_plan.h): a mark every CUDA_MARK_EVERY generations */
     cudaEvent_t mark[CUDA_MARK_RING];
@@ -76,11 +90,14 @@ typedef struct cuda_backend {
     cudaEvent_t halo_t0, halo_t1;
     int sample_pending;
     int64_t since_load, generations, samples;
+    int64_t exchanges, exchanges_since_load; /* exchanges after a generation or pass */
     double sample_s;
 } cuda_backend;
 
+/* Row `row` of buffer b, row 1 being the first owned row whatever the depth (row 0 the halo row
+ * just above it, 1 - k the topmost). */
 static uint64_t *row_ptr(cuda_backend *cb, int b, int64_t row) {
-    return cb->buf_d[b] + row * cb->row_words;
+    return cb->buf_d[b] + (row - 1 + cb->depth) * cb->row_words;
 }
 
 static void *dev_alloc(cuda_backend *cb, int64_t bytes, const char *what) {
@@ -222,8 +239,8 @@ static void wait_frames_on(cuda_backend *cb, int b) {
  * host calls here, while the interior kernel already queued on the compute stream runs. The mode
  * opens and closes the NVTX "halo" range of the exchange. */
 static void exchange_halo(cuda_backend *cb, int b) {
-    int64_t rows = cb->slab.rows;
-    halo_post(cb->halo, row_ptr(cb, b, 1), row_ptr(cb, b, rows), row_ptr(cb, b, 0),
+    int64_t rows = cb->slab.rows, k = cb->depth; /* k rows each way, one message */
+    halo_post(cb->halo, row_ptr(cb, b, 1), row_ptr(cb, b, rows - k + 1), row_ptr(cb, b, 1 - k),
               row_ptr(cb, b, rows + 1));
     halo_wait(cb->halo);
 }
@@ -253,15 +270,82 @@ static void enqueue_step(cuda_backend *cb, int p, int timed) {
     join_comm(cb);
 }
 
+/* Slab rows [lo, hi) (0: the first owned row; negative: the halo above) of the generation n
+ * after buf_d[p]'s, into buf_d[p ^ 1], on stream s. Rows past a dead boundary are dead at every
+ * generation; no pass reads further than 2k rows past the owned ones. */
+static void deep_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cudaStream_t s) {
+    const int64_t rows = cb->slab.rows, reach = 2 * cb->depth + 1;
+    int64_t live_lo = cb->slab.up < 0 ? 0 : -reach;
+    int64_t live_hi = cb->slab.down < 0 ? rows : rows + reach;
+    launch_life_deep(cb->grid, row_ptr(cb, p, 1), row_ptr(cb, p ^ 1, 1), lo, hi, n, live_lo,
+                     live_hi, s);
+}
+
+/* Depth k: one pass of n generations (n <= valid, n <= GOL_DEEP_MAX) from buffer p into p ^ 1,
+ * valid halo rows a side at its start (core/depth.h's gol_pass). The comm stream computes the
+ * edge bands (the halo rows still valid after the pass, and the k owned rows each end sends) and,
+ * when the pass ends the cycle (valid == n), exchanges them; the compute stream computes the rows
+ * in between meanwhile. Past a dead boundary there is no band: the interior runs to the edge. A
+ * slab of fewer than 2k rows is one range on the comm stream. Capturable when the halo mode is
+ * and timed is 0; timed brackets the exchange with events. */
+static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, int timed) {
+    const int64_t rows = cb->slab.rows, k = cb->depth;
+    const gol_pass ps = {.rows = rows, .valid = valid, .gens = n, .dead_top = cb->slab.up < 0,
+                         .dead_bottom = cb->slab.down < 0, .tile = 0};
+    const gol_rows all = pass_whole_rows(&ps, n);
+    fork_comm(cb);
+    if (rows >= 2 * k) {
+        if (!ps.dead_top) deep_rows(cb, p, all.lo, k, n, cb->comm);
+        if (!ps.dead_bottom) deep_rows(cb, p, rows - k, all.hi, n, cb->comm);
+        /* queued before a host-side MPI exchange below, so the interior runs during it */
+        deep_rows(cb, p, ps.dead_top ? all.lo : k, ps.dead_bottom ? all.hi : rows - k, n,
+                  cb->compute);
+    } else {
+        deep_rows(cb, p, all.lo, all.hi, n, cb->comm);
+    }
+    if (valid == n) {
+        if (timed) CUDA_CHECK(cudaEventRecord(cb->halo_t0, cb->comm));
+        exchange_halo(cb, p ^ 1);
+        if (timed) CUDA_CHECK(cudaEventRecord(cb->halo_t1, cb->comm));
+    }
+    join_comm(cb);
+}
+
+/* A graph of one step from buffer p: a generation (n == 0, depth 1) or a pass of n generations
+ * that ends a cycle with its exchange. */
+static cudaGraphExec_t capture(cuda_backend *cb, int p, int n) {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_CHECK(cudaStreamBeginCapture(cb->compute, cudaStreamCaptureModeThreadLocal));
+    if (n == 0)
+        enqueue_step(cb, p, 0);
+    else
+        enqueue_pass(cb, p, n, n, 0);
+    CUDA_CHECK(cudaStreamEndCapture(cb->compute, &graph));
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    CUDA_CHECK(cudaGraphUpload(exec, cb->compute));
+    return exec;
+}
+
+/* The pass that ends a cycle with n generations, from buffer p: captured the first time. */
+static cudaGraphExec_t pass_graph(cuda_backend *cb, int p, int n) {
+    cudaGraphExec_t *g = &cb->pass_graph[p][n - 1];
+    if (!*g) *g = capture(cb, p, n);
+    return *g;
+}
+
+/* Generations of a full cycle's last pass: passes of GOL_DEEP_MAX, then the rest. */
+static int cycle_last_pass(const cuda_backend *cb) {
+    return (int)((cb->depth - 1) % GOL_DEEP_MAX + 1);
+}
+
 static void capture_graphs(cuda_backend *cb) {
     for (int p = 0; p < 2; p++) {
-        cudaGraph_t graph;
-        CUDA_CHECK(cudaStreamBeginCapture(cb->compute, cudaStreamCaptureModeThreadLocal));
-        enqueue_step(cb, p, 0);
-        CUDA_CHECK(cudaStreamEndCapture(cb->compute, &graph));
-        CUDA_CHECK(cudaGraphInstantiate(&cb->graph[p], graph, 0));
-        CUDA_CHECK(cudaGraphDestroy(graph));
-        CUDA_CHECK(cudaGraphUpload(cb->graph[p], cb->compute));
+        if (cb->depth == 1)
+            cb->graph[p] = capture(cb, p, 0);
+        else
+            pass_graph(cb, p, cycle_last_pass(cb));
     }
 }
 
@@ -324,15 +408,15 @@ static void create_events(cuda_backend *cb) {
 /* Two zeroed grid buffers and the population counter: exactly cuda_device_bytes without frames,
  * which the backend's own account confirms, so the host-tested plan is what a GPU gets. */
 static void alloc_slabs(cuda_backend *cb) {
-    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->row_words);
+    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++) {
         cb->buf_d[b] = dev_alloc(cb, bytes, b ? "grid buffer 1" : "grid buffer 0");
         CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, (size_t)bytes, cb->compute));
     }
     cb->pop_d = dev_alloc(cb, sizeof *cb->pop_d, "population counter");
     CUDA_CHECK(cudaMallocHost((void **)&cb->pop_h, sizeof *cb->pop_h));
-    if (cb->mem.bytes != cuda_device_bytes(cb->slab.rows, cb->row_words, cb->slab.width,
-                                           GOL_FRAME_U8, 0))
+    if (cb->mem.bytes != cuda_device_bytes(cb->slab.rows, cb->depth, cb->row_words,
+                                           cb->slab.width, GOL_FRAME_U8, 0))
         gol_die(__FILE__, __LINE__, "alloc_slabs", "golmpi",
                 "device allocations differ from kernels/cuda_plan.c's cuda_device_bytes");
 }
@@ -343,10 +427,15 @@ static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
     if (!halo_capturable(cb->halo) && !halo_sampled(cb->halo)) return;
     /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture
      * or a timed region. Both parities, twice, on the all-dead grid. */
-    for (int i = 0; i < 4; i++) enqueue_step(cb, i & 1, 0);
+    for (int i = 0; i < 4; i++) {
+        if (cb->depth == 1)
+            enqueue_step(cb, i & 1, 0);
+        else
+            enqueue_pass(cb, i & 1, cycle_last_pass(cb), cycle_last_pass(cb), 0);
+    }
     wait_stream(cb, cb->compute, "the warm-up exchanges");
     /* a rule with B0 makes cells out of nothing: start load from clean buffers anyway */
-    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->row_words);
+    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++)
         CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, (size_t)bytes, cb->compute));
     if (cb->use_graphs) capture_graphs(cb);
@@ -361,12 +450,16 @@ static void *cuda_create(const char *halo, const gol_slab *slab, const gol_confi
     cuda_backend *cb = gol_xcalloc(1, sizeof *cb);
     init_geometry(cb, slab);
     cb->timeout_s = cfg->timeout_s;
+    /* backend_select has checked the depth: the same choice cannot fail here */
+    gol_status st = depth_choose(cfg->halo_depth, GOL_BACKEND_CUDA, slab->height, slab->nranks,
+                                 &cb->depth);
+    if (st.code) gol_die(__FILE__, __LINE__, "depth_choose", "golmpi", st.msg);
     cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
     create_streams(cb);               /* compute, comm (higher priority), two copy streams */
     create_events(cb);                /* fork and join, marks, the halo sample, timers */
     alloc_slabs(cb);                  /* two zeroed grid buffers and the population counter */
     /* collective: the halo mode may connect to the neighbours (NCCL) */
-    cb->halo = halo_create(mode, slab, 1, comm, cb->comm, cfg->timeout_s); /* depth 1 for now */
+    cb->halo = halo_create(mode, slab, cb->depth, comm, cb->comm, cfg->timeout_s);
     wait_stream(cb, cb->compute, "zeroing the grid buffers");
     warm_up_and_capture(cb, cfg); /* warm-up exchanges, then graphs where the mode allows */
     return cb;
@@ -380,6 +473,8 @@ static void finish_load(cuda_backend *cb, const char *what) {
     join_comm(cb);
     wait_stream(cb, cb->compute, what);
     cb->since_load = 0; /* the halo samples count from here, alike on every rank */
+    cb->exchanges_since_load = 0;
+    cb->valid = cb->depth; /* a full cycle before the next exchange */
 }
 
 static void cuda_load(void *impl, const uint64_t *rows_h) {
@@ -425,14 +520,8 @@ static void bound_in_flight(cuda_backend *cb) {
     cb->marks_recorded++;
 }
 
-/* No synchronisation at the end: the next call, a frame or the population queues behind it, and
- * the host waits only where it needs a result. The GPU time of the call is timed with events
- * (compute_s). Which generations run eagerly (the halo sample) depends only on the count since
- * the load, never on how the calls are cut, so every rank runs the same ones from the graph. */
-static void cuda_advance(void *impl, int64_t generations) {
-    cuda_backend *cb = impl;
-    if (generations <= 0) return;
-    int k = timer_begin(cb, &cb->atimer, cb->compute);
+/* Depth 1: a generation at a time, from the graph of its parity (but the timed samples). */
+static void advance_steps(cuda_backend *cb, int64_t generations) {
     for (int64_t g = 0; g < generations; g++) {
         wait_frames_on(cb, cb->cur ^ 1);
         int sample = halo_sampled(cb->halo) && cuda_halo_sample_due(cb->since_load);
@@ -445,8 +534,57 @@ static void cuda_advance(void *impl, int64_t generations) {
         cb->cur ^= 1;
         cb->since_load++;
         cb->generations++;
+        cb->exchanges++;
         bound_in_flight(cb);
     }
+}
+
+/* Depth k: passes of up to GOL_DEEP_MAX generations, cut where the call ends and where the cycle
+ * does, so the exchanges fall every k generations from the load, and the timed ones every
+ * CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges, whatever the calls' cuts. A pass that
+ * ends a cycle runs from its graph (but the timed ones); the others hold no exchange and run
+ * eagerly. */
+static void advance_passes(cuda_backend *cb, int64_t generations) {
+    while (generations > 0) {
+        int64_t n = generations < cb->valid ? generations : cb->valid;
+        if (n > GOL_DEEP_MAX) n = GOL_DEEP_MAX;
+        wait_frames_on(cb, cb->cur ^ 1);
+        if (n == cb->valid) {
+            int sample = halo_sampled(cb->halo) &&
+                         cuda_halo_sample_due(cb->exchanges_since_load * cb->depth);
+            if (sample) harvest_halo_sample(cb, 1);
+            if (cb->use_graphs && !sample)
+                CUDA_CHECK(cudaGraphLaunch(pass_graph(cb, cb->cur, (int)n), cb->compute));
+            else
+                enqueue_pass(cb, cb->cur, (int)n, n, sample);
+            cb->sample_pending |= sample;
+            cb->exchanges++;
+            cb->exchanges_since_load++;
+            cb->valid = cb->depth;
+        } else {
+            enqueue_pass(cb, cb->cur, (int)n, cb->valid, 0);
+            cb->valid -= n;
+        }
+        cb->cur ^= 1;
+        cb->since_load += n;
+        cb->generations += n;
+        generations -= n;
+        for (int64_t i = 0; i < n; i++) bound_in_flight(cb);
+    }
+}
+
+/* No synchronisation at the end: the next call, a frame or the population queues behind it, and
+ * the host waits only where it needs a result. The GPU time of the call is timed with events
+ * (compute_s). Which generations run eagerly (the halo sample) depends only on the count since
+ * the load, never on how the calls are cut, so every rank runs the same ones from the graph. */
+static void cuda_advance(void *impl, int64_t generations) {
+    cuda_backend *cb = impl;
+    if (generations <= 0) return;
+    int k = timer_begin(cb, &cb->atimer, cb->compute);
+    if (cb->depth == 1)
+        advance_steps(cb, generations);
+    else
+        advance_passes(cb, generations);
     timer_end(&cb->atimer, k, cb->compute);
 }
 
@@ -525,14 +663,14 @@ static int64_t cuda_population(void *impl) {
 
 /* compute_s: GPU time of the advance calls on the compute stream (kernels, the exchange's wait
  * that the interior did not hide, and any wait for a frame still reading a buffer). halo_s: the
- * mean sampled exchange, times the generations. Both as of the last wait for the compute stream
- * (the population, at the end of a run). */
+ * mean sampled exchange, times the exchanges (one a generation at depth 1, one a cycle at depth
+ * k). Both as of the last wait for the compute stream (the population, at the end of a run). */
 static gol_backend_times cuda_times(const void *impl) {
     const cuda_backend *cb = impl;
-    gol_backend_times t = {.halo_messages = halo_messages(cb->halo), .halo_depth = 1};
+    gol_backend_times t = {.halo_messages = halo_messages(cb->halo), .halo_depth = cb->depth};
     t.compute_s = cb->atimer.seconds;
     if (halo_sampled(cb->halo))
-        t.halo_s = cb->samples ? cb->sample_s / (double)cb->samples * (double)cb->generations : 0.0;
+        t.halo_s = cb->samples ? cb->sample_s / (double)cb->samples * (double)cb->exchanges : 0.0;
     else
         t.halo_s = halo_seconds(cb->halo);
     t.frame_s = cb->ftimer[0].seconds + cb->ftimer[1].seconds;
@@ -547,10 +685,13 @@ static void cuda_destroy(void *impl) {
     wait_stream(cb, cb->compute, "the last generations");
     wait_stream(cb, cb->comm, "the last exchange");
     for (int s = 0; s < 2; s++) wait_stream(cb, cb->copy[s], "the last frames");
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < 2; p++) {
         if (cb->graph[p]) CUDA_CHECK(cudaGraphExecDestroy(cb->graph[p]));
+        for (int n = 0; n < GOL_DEEP_MAX; n++)
+            if (cb->pass_graph[p][n]) CUDA_CHECK(cudaGraphExecDestroy(cb->pass_graph[p][n]));
+    }
     halo_destroy(cb->halo);
-    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->row_words);
+    int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++) dev_free(cb, cb->buf_d[b], bytes);
     for (int s = 0; s < 2; s++) {
         dev_free(cb, cb->stage_d[s], cb->stage_bytes[s]);

@@ -2,8 +2,8 @@
 
 #include <stdio.h>
 
-int64_t cuda_slab_bytes(int64_t rows, int64_t nwords) {
-    return (rows + 2) * nwords * (int64_t)sizeof(uint64_t);
+int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords) {
+    return (rows + 2 * depth) * nwords * (int64_t)sizeof(uint64_t);
 }
 
 int64_t cuda_frame_stage_bytes(int64_t rows, int64_t width, gol_frame_format fmt) {
@@ -21,9 +21,9 @@ void cuda_account_free(cuda_mem_account *a, int64_t bytes) {
     a->allocations--;
 }
 
-int64_t cuda_device_bytes(int64_t rows, int64_t nwords, int64_t width, gol_frame_format fmt,
-                          int with_frames) {
-    int64_t bytes = 2 * cuda_slab_bytes(rows, nwords) + (int64_t)sizeof(unsigned long long);
+int64_t cuda_device_bytes(int64_t rows, int64_t depth, int64_t nwords, int64_t width,
+                          gol_frame_format fmt, int with_frames) {
+    int64_t bytes = 2 * cuda_slab_bytes(rows, depth, nwords) + (int64_t)sizeof(unsigned long long);
     if (with_frames) bytes += 2 * cuda_frame_stage_bytes(rows, width, fmt);
     return bytes;
 }

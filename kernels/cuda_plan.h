@@ -11,9 +11,9 @@
 
 #include "core/config.h"
 
-/* Device bytes of one grid buffer: rows + 2 rows (the halo rows above and below) of nwords words.
- */
-int64_t cuda_slab_bytes(int64_t rows, int64_t nwords);
+/* Device bytes of one grid buffer: rows + 2 depth rows (depth halo rows above and below, the halo
+ * depth of core/depth.h) of nwords words. */
+int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords);
 
 /* Device bytes of one frame staging slot. u8 frames are unpacked on the device into rows x width
  * bytes, then copied to pinned memory; packed frames are copied straight from the grid buffer to
@@ -35,8 +35,8 @@ void cuda_account_free(cuda_mem_account *a, int64_t bytes);
  * two grid buffers, the population counter, and a staging buffer per frame slot. What the
  * account holds after create and the first frame of each slot, and what kernels/mem_need.c may
  * quote. */
-int64_t cuda_device_bytes(int64_t rows, int64_t nwords, int64_t width, gol_frame_format fmt,
-                          int with_frames);
+int64_t cuda_device_bytes(int64_t rows, int64_t depth, int64_t nwords, int64_t width,
+                          gol_frame_format fmt, int with_frames);
 
 /* Generations in flight. The host may queue work far ahead of the GPU (a graph launch returns at
  * once), but then a stalled peer would only show when the launch queue fills and a launch blocks

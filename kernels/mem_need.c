@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "core/depth.h"
 #include "kernels/cuda_plan.h"
 
 #ifdef GOLMPI_HAVE_CUDA
@@ -38,10 +39,13 @@ gol_mem_need backend_cpu_need(const gol_slab *slab, const gol_config *cfg) {
 gol_mem_need backend_cuda_need(const gol_slab *slab, const gol_config *cfg) {
     /* cuda_plan's sums are plain int64 products. Below 2^58 bytes of grids they cannot wrap (u8
      * staging is at most 8 times the grids); above, no GPU comes near, and INT64_MAX says so. */
-    int64_t planned = INT64_MAX;
+    int64_t planned = INT64_MAX, depth = 1;
+    /* the backend's own depth (an impossible one was refused at backend_select) */
+    if (depth_choose(cfg->halo_depth, GOL_BACKEND_CUDA, slab->height, slab->nranks, &depth).code)
+        depth = 1;
     if (mem_mul(2, grid_bytes(slab)) < (INT64_C(1) << 58))
-        planned = cuda_device_bytes(slab->rows, slab->nwords, slab->width, cfg->frame_format,
-                                    !cfg->no_output);
+        planned = cuda_device_bytes(slab->rows, depth, slab->nwords, slab->width,
+                                    cfg->frame_format, !cfg->no_output);
     gol_mem_need n = {mem_mul(4, mem_mul(slab->nwords, 8)), mem_add(planned, MEM_CUDA_RESERVE)};
     return n;
 }

@@ -101,7 +101,7 @@ static const gol_option table[] = {
      .apply = apply_halo},
     {.name = "halo-depth", .metavar = "K", .default_text = "auto", .group = "Run",
      .help = "K halo rows, exchanged every K generations;\n"
-             "auto: by backend and slab height (cpu: up to 16, cuda: 1)",
+             "auto: by slab height (up to 16, at most a 32nd of the shortest slab)",
      .apply = apply_int64_or_auto, FIELD(halo_depth), .lo = 1, .hi = GOL_DEPTH_MAX,
      .range_text = "1 to 1024 rows, or auto"},
     {.name = "no-graphs", .group = "Run",

@@ -61,6 +61,26 @@ set_tests_properties(cpu_depth_refused PROPERTIES PROCESSORS 2 ENVIRONMENT "OMP_
 if(GOLMPI_ENABLE_CUDA)
   # one GPU serves every rank in CI-like setups: --halo auto picks NCCL only for distinct GPUs
   golmpi_integration_tests(cuda)
+  # The CUDA backend at explicit depths (skipped without a GPU): 1, the one-generation kernels;
+  # 2, 3 and 5, one pass of the multi-generation kernel a cycle; 9, 16 and 64, cycles of passes of
+  # 8 generations (GOL_DEEP_MAX) and the rest. The same cases and reference as on the CPU.
+  function(golmpi_cuda_depth_tests depth)
+    foreach(c ${ARGN})
+      add_test(NAME cuda_depth${depth}_${c}
+        COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
+                --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cuda
+                --halo-depth ${depth} ${c})
+      set_tests_properties(cuda_depth${depth}_${c} PROPERTIES SKIP_RETURN_CODE 77 PROCESSORS 2
+        ENVIRONMENT "OMP_NUM_THREADS=1" TIMEOUT 600 LABELS gpu)
+    endforeach()
+  endfunction()
+  golmpi_cuda_depth_tests(1 ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23 pieces)
+  foreach(depth 2 3 5)
+    golmpi_cuda_depth_tests(${depth} ${GOLMPI_DEPTH_CASES_5})
+  endforeach()
+  golmpi_cuda_depth_tests(9 ${GOLMPI_DEPTH_CASES_16})
+  golmpi_cuda_depth_tests(16 ${GOLMPI_DEPTH_CASES_16})
+  golmpi_cuda_depth_tests(64 ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23)
 endif()
 
 add_test(NAME backend_auto

@@ -18,12 +18,13 @@ static void test_frame_staging(void) {
     EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_PACKED), 0, "packed 37x131");
 
     int64_t slab = (rows + 2) * nwords * 8;
-    EXPECT_EQ(cuda_slab_bytes(rows, nwords), slab, "grid buffer");
+    EXPECT_EQ(cuda_slab_bytes(rows, 1, nwords), slab, "grid buffer");
+    EXPECT_EQ(cuda_slab_bytes(rows, 16, nwords), (rows + 32) * nwords * 8, "depth 16");
     int64_t base = 2 * slab + 8; /* two grid buffers and the population counter */
-    EXPECT_EQ(cuda_device_bytes(rows, nwords, width, GOL_FRAME_U8, 0), base, "no frames");
-    EXPECT_EQ(cuda_device_bytes(rows, nwords, width, GOL_FRAME_PACKED, 1), base,
+    EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_U8, 0), base, "no frames");
+    EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_PACKED, 1), base,
               "packed frames add nothing on the device");
-    EXPECT_EQ(cuda_device_bytes(rows, nwords, width, GOL_FRAME_U8, 1), base + 2 * rows * width,
+    EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_U8, 1), base + 2 * rows * width,
               "u8 frames: two slots of rows x width");
 }
 

@@ -179,8 +179,10 @@ static void test_passes(void) {
 
 static void test_choose(void) {
     int64_t k = 0;
-    gol_status st = depth_choose(0, GOL_BACKEND_CUDA, 4096, 2, &k);
-    EXPECT(st.code == GOL_OK && k == 1, "cuda auto: k %lld", (long long)k);
+    gol_status st = depth_choose(0, GOL_BACKEND_CUDA, 65536, 1, &k);
+    EXPECT(st.code == GOL_OK && k == 16, "cuda auto, a tall slab: k %lld", (long long)k);
+    st = depth_choose(0, GOL_BACKEND_CUDA, 64, 2, &k);
+    EXPECT(st.code == GOL_OK && k == 1, "cuda auto, 32-row slabs: k %lld", (long long)k);
     st = depth_choose(0, GOL_BACKEND_CPU, 4096, 2, &k);
     EXPECT(st.code == GOL_OK && k > 1 && k <= 2048, "cpu auto at 4096/2: k %lld", (long long)k);
     st = depth_choose(0, GOL_BACKEND_CPU, 7, 4, &k); /* one row on the last rank */
@@ -190,8 +192,8 @@ static void test_choose(void) {
     st = depth_choose(6, GOL_BACKEND_CPU, 23, 4, &k);
     EXPECT(st.code == GOL_EXIT_USAGE && strstr(st.msg, "rank 3 owns only 5"), "too deep: '%s'",
            st.msg);
-    st = depth_choose(2, GOL_BACKEND_CUDA, 4096, 1, &k);
-    EXPECT(st.code == GOL_EXIT_USAGE && strstr(st.msg, "CUDA"), "cuda k 2: '%s'", st.msg);
+    st = depth_choose(64, GOL_BACKEND_CUDA, 4096, 1, &k);
+    EXPECT(st.code == GOL_OK && k == 64, "cuda k 64: %s", st.msg);
     st = depth_choose(1, GOL_BACKEND_CUDA, 4096, 1, &k);
     EXPECT(st.code == GOL_OK && k == 1, "cuda k 1: %s", st.msg);
 }
