@@ -1,6 +1,10 @@
 #!/bin/bash
 # golmpi's CUDA backend on one node: time per generation at 16384^2 and 65536^2
-#   - compute only (--no-output) with the NCCL halo, with and without CUDA graphs
+#   - compute only (--no-output) with the NCCL halo, with and without CUDA graphs (the default
+#     halo depth, auto: 16 on these slabs)
+#   - the one-generation kernel (--halo-depth 1) against the multi-generation kernel at each depth
+#     of DEPTHS, with the NCCL self-exchange and without an exchange, against the HBM and
+#     instruction bounds estimated in docs/PERFORMANCE.md (issue 11)
 #   - the same with --halo none, the halo mode that skips the exchange (a benchmarking aid,
 #     hidden from --help: the grid it computes is then wrong), so the difference is the halo
 #     cost that the interior did not hide
@@ -13,11 +17,12 @@
 #   bench/gpu_bench.sh [build/golmpi]
 #   env: RANKS (1: one rank per GPU), SIZES ("16384 65536"), TARGET (15 s), FRAMES (8 frames per
 #        output run), OUTDIR (a temporary directory on the fastest local disk), SANITIZE (1),
-#        MPIEXEC (the launcher: mpiexec on PATH; scripts/gpu_check.sh passes the one it found)
+#        MPIEXEC (the launcher: mpiexec on PATH; scripts/gpu_check.sh passes the one it found),
+#        DEPTHS ("1 16": the --halo-depth values compared)
 set -euo pipefail
 golmpi=$(realpath "${1:-build/golmpi}")
 RANKS=${RANKS:-1} SIZES=${SIZES:-"16384 65536"} TARGET=${TARGET:-15} FRAMES=${FRAMES:-8}
-SANITIZE=${SANITIZE:-1}
+SANITIZE=${SANITIZE:-1} DEPTHS=${DEPTHS:-"1 16"}
 mpiexec=("${MPIEXEC:-mpiexec}" --oversubscribe -n "$RANKS")
 [[ $(id -u) == 0 ]] && mpiexec=("${MPIEXEC:-mpiexec}" --allow-run-as-root --oversubscribe -n "$RANKS")
 work=${OUTDIR:-$(mktemp -d)}
@@ -65,6 +70,25 @@ for size in $SIZES; do
   run "nccl_nographs_$size" --size "$size" --steps "$steps" --no-output --halo nccl --no-graphs
   run "halo_off_$size" --size "$size" --steps "$steps" --no-output --halo none
   run "mpi_halo_$size" --size "$size" --steps "$steps" --no-output --halo mpi
+  for d in $DEPTHS; do
+    run "depth${d}_nccl_$size" --size "$size" --steps "$steps" --no-output --halo nccl \
+      --halo-depth "$d"
+    run "depth${d}_off_$size" --size "$size" --steps "$steps" --no-output --halo none \
+      --halo-depth "$d"
+  done
+  python3 - "$work" "$size" $DEPTHS <<'PY'
+import json, sys
+w, n, depths = sys.argv[1], sys.argv[2], sys.argv[3:]
+rate = lambda k: json.load(open(f"{w}/{k}_{n}.json"))["cell_updates_per_s"]
+# docs/PERFORMANCE.md, H100 SXM: HBM 1.2e13 for one generation a pass; instructions 1.4e13-1.9e13
+base = rate(f"depth{depths[0]}_nccl")
+for d in depths:
+    r, off = rate(f"depth{d}_nccl"), rate(f"depth{d}_off")
+    print(f"  --halo-depth {d}: {r:.3e} cells/s with the NCCL self-exchange, {off:.3e} without "
+          f"({r / off * 100:.0f}%); {r / base:.2f}x depth {depths[0]}; "
+          f"{r / 1.2e13 * 100:.0f}% of the one-generation HBM bound (1.2e13), "
+          f"{r / 1.9e13 * 100:.0f}% of the upper instruction estimate (1.9e13)")
+PY
   run "frames_$size" --size "$size" --steps "$steps" --halo nccl --save-every "$every" \
     --chunk 2 --frame-format "$fmt" --output "$work/frames_$size.h5"
   rm -f "$work"/frames_"$size"*
@@ -107,7 +131,8 @@ if [[ $SANITIZE == 1 ]]; then
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   echo "== compute-sanitizer (256x200, frames u8 and packed, graphs on and off, both halos)"
   for tool in memcheck racecheck synccheck; do
-    for extra in "--halo nccl" "--halo nccl --no-graphs" "--halo mpi --frame-format packed"; do
+    for extra in "--halo nccl" "--halo nccl --no-graphs" "--halo mpi --frame-format packed" \
+      "--halo nccl --halo-depth 4" "--halo mpi --halo-depth 12"; do
       # shellcheck disable=SC2086
       "${mpiexec[@]}" "$san" --tool "$tool" --error-exitcode 9 --print-limit 20 \
         "$golmpi" --backend cuda --width 256 --height 200 --steps 40 --save-every 7 --chunk 2 \
