@@ -32,9 +32,9 @@ constexpr int kBlockWords = 128;   /* threads per block along a row */
 constexpr int kRowsPerThread = 16; /* rows one interior thread walks down */
 constexpr int kMaxGridY = 65535;
 constexpr int kDeepWarps = 4; /* warps per deep block, each a tile of its own */
-/* Deep tiles: at least 4 K rows, so the wavefront's start and end (2 K rows computed for nothing)
- * cost at most a third; taller when the grid is large, to about this many warps a launch
- * (several waves on any GPU), up to kDeepTileMax rows. */
+/* Deep tiles: at least 8 K rows, so the wavefront's start and end (2 K rows computed for nothing)
+ * cost at most a fifth (16384 rows of 256 words: 64 rows, 2304 warps); taller when the grid is
+ * large, to about this many warps a launch (several waves on any GPU), up to kDeepTileMax rows. */
 constexpr int64_t kDeepWarpTarget = 4096;
 constexpr int64_t kDeepTileMax = 1024;
 constexpr int kUnpackBlock = 256;
@@ -521,7 +521,7 @@ deep_geom deep_geometry(const gol_cuda_grid &g, const uint64_t *src, uint64_t *d
     const int64_t span = row_end > row_begin ? row_end - row_begin : 0;
     int64_t tile = (span * strips + kDeepWarpTarget - 1) / kDeepWarpTarget;
     if (tile > kDeepTileMax) tile = kDeepTileMax;
-    if (tile < 4 * (int64_t)gens) tile = 4 * (int64_t)gens;
+    if (tile < 8 * (int64_t)gens) tile = 8 * (int64_t)gens;
     a.tile_rows = tile;
     a.tiles = (span + tile - 1) / tile;
     d.launch.n = gens >= 1 && gens <= GOL_DEEP_MAX ? a.tiles : 0;
