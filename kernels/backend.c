@@ -31,7 +31,7 @@ static gol_status cpu_halo(const char *asked, const char **halo) {
 /* The halo mode for the CUDA backend, given what the user asked for. */
 #ifdef GOLMPI_HAVE_CUDA
 static gol_status cuda_halo(const char *asked, MPI_Comm comm, const char **halo) {
-    int distinct = backend_cuda_distinct_gpus(comm);
+    int distinct = device_distinct_gpus(comm);
     if (strcmp(asked, "nccl") == 0 && !distinct && !device_nccl_shares_gpus())
         return gol_fail(GOL_EXIT_USAGE,
                         "--halo nccl: some ranks share a GPU, and NCCL refuses two ranks on one "
@@ -59,7 +59,7 @@ static gol_status select_kind(const gol_config *cfg, MPI_Comm comm, gol_backend_
     }
 #ifdef GOLMPI_HAVE_CUDA
     char why[256] = "";
-    int available = backend_cuda_available(comm, why, sizeof why);
+    int available = device_cuda_available(comm, why, sizeof why);
     if (available) {
         *backend = GOL_BACKEND_CUDA;
         return cuda_halo(asked, comm, halo);

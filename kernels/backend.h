@@ -84,10 +84,6 @@ typedef struct gol_backend_ops {
 extern const gol_backend_ops gol_backend_cpu_ops;
 #ifdef GOLMPI_HAVE_CUDA
 extern const gol_backend_ops gol_backend_cuda_ops;
-/* Collective: 1 on every rank when every rank has a usable device, else 0; *why says what is missing. */
-int backend_cuda_available(MPI_Comm comm, char *why, size_t why_len);
-/* Collective: 1 when the ranks on each node have distinct GPUs, so NCCL will accept them. */
-int backend_cuda_distinct_gpus(MPI_Comm comm);
 #endif
 
 

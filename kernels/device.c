@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels/backend.h"
 #include "core/check.h"
 
 /* Why cudaGetDeviceCount failed, in words that send the reader the right way. Without any NVIDIA
@@ -66,7 +65,7 @@ int device_select(MPI_Comm comm) {
     return dev;
 }
 
-int backend_cuda_available(MPI_Comm comm, char *why, size_t why_len) {
+int device_cuda_available(MPI_Comm comm, char *why, size_t why_len) {
     char reason[256] = "";
     int have = device_count_reason(reason, sizeof reason) > 0;
     int all = 0;
@@ -96,7 +95,7 @@ int backend_cuda_available(MPI_Comm comm, char *why, size_t why_len) {
     return 0;
 }
 
-int backend_cuda_distinct_gpus(MPI_Comm comm) {
+int device_distinct_gpus(MPI_Comm comm) {
     enum { BUS_LEN = 32 };
     MPI_Comm node;
     int local, nlocal;

@@ -15,7 +15,7 @@ int device_count_unchecked(void);
 int device_local_rank(MPI_Comm comm);
 
 /* Collective over comm: picks local rank modulo device count, makes it current and returns it.
- * Only call after backend_cuda_available said yes. */
+ * Only call after device_cuda_available said yes. */
 int device_select(MPI_Comm comm);
 
 /* For the start-up table: the GPU that device_select gives the rank with this local rank, as
@@ -25,6 +25,11 @@ void device_describe(int local_rank, char *text, size_t len);
 /* For --version and --stats: the CUDA runtime golmpi was built with and loaded, the driver's CUDA
  * version ("none (no driver)" without one) and the NCCL loaded, as "12.4" and "2.28.5". */
 void device_versions(char *runtime, char *driver, char *nccl, size_t len);
+
+/* Collective: 1 on every rank when every rank has a usable device, else 0; *why says what is missing. */
+int device_cuda_available(MPI_Comm comm, char *why, size_t why_len);
+/* Collective: 1 when the ranks on each node have distinct GPUs, so NCCL will accept them. */
+int device_distinct_gpus(MPI_Comm comm);
 
 /* 1 when the NCCL loaded accepts several ranks on one GPU and the user asked for it
  * (NCCL_MULTI_RANK_GPU_ENABLE=1, NCCL 2.30 or later); then --halo nccl may run on shared GPUs. */

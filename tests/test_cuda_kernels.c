@@ -65,7 +65,7 @@ static void run_deep_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *dst,
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     char why[512];
-    if (!backend_cuda_available(MPI_COMM_WORLD, why, sizeof why)) {
+    if (!device_cuda_available(MPI_COMM_WORLD, why, sizeof why)) {
         printf("SKIP: %s\n", why);
         MPI_Finalize();
         return GOL_EXIT_SKIP;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernels/backend.h"
+#include "kernels/device.h"
 #include "core/check.h"
 #include "core/decomp.h"
 #include "core/rule.h"
@@ -170,12 +171,12 @@ int main(int argc, char **argv) {
     MPI_Comm_size(comm, &nranks);
 
     char why[512];
-    if (!backend_cuda_available(comm, why, sizeof why)) {
+    if (!device_cuda_available(comm, why, sizeof why)) {
         if (rank == 0) printf("SKIP: %s\n", why);
         MPI_Finalize();
         return GOL_EXIT_SKIP;
     }
-    int nccl_ok = backend_cuda_distinct_gpus(comm);
+    int nccl_ok = device_distinct_gpus(comm);
     if (rank == 0 && !nccl_ok)
         printf("note: ranks share a GPU, NCCL cases skipped (NCCL refuses duplicate GPUs)\n");
 
