@@ -251,10 +251,19 @@ fi # GOLMPI_SLURM_ONLY
 # only on node failure or preemption, never on a time limit), and the requeued job, same job id,
 # same output directory, resumes the series; again if it too is signalled. The final frame must
 # equal a run that never stopped, and the index must list every chunk file once.
-CKPT_SIZE=1024 CKPT_STEPS=180000 CKPT_SAVE=20000 # about 50 s on 2 ranks of a 2-core machine
+# The run must outlast the first signal whatever golmpi's speed here: 20000 generations are timed
+# first (--stats wall_s), and the run is made about 45 s long (the uninterrupted run too).
+CKPT_SIZE=1024
+MPIRUN_CKPT=(mpirun --oversubscribe -n 2)
+[[ "$(id -u)" == 0 ]] && MPIRUN_CKPT+=(--allow-run-as-root)
+OMP_NUM_THREADS=1 "${MPIRUN_CKPT[@]}" "$BIN" --backend cpu --size $CKPT_SIZE --steps 20000 --no-output \
+    --quiet --stats "$TMP/calibrate.json" >"$TMP/calibrate.out.log" 2>&1 || die "the timing run failed"
+CKPT_SAVE=$("$PY" -c "import json, sys; t = max(json.load(open(sys.argv[1]))['wall_s'], 0.01)
+print(max(1000, int(20000 * 45 / t / 9) // 1000 * 1000))" "$TMP/calibrate.json")
+CKPT_STEPS=$((CKPT_SAVE * 9))
 ckpt=(GOLMPI_OUTDIR="$TMP/out-ckpt" GOLMPI_LAUNCHER=mpirun GOLMPI_SIZE=$CKPT_SIZE GOLMPI_STEPS=$CKPT_STEPS
       GOLMPI_SAVE_EVERY=$CKPT_SAVE GOLMPI_CHUNK=2 GOLMPI_ARGS="--seed 12 --progress 2")
-say "job checkpoint: sbatch -t 1 --signal=B:USR1@55 slurm_cpu.sbatch (mpirun), requeued until done"
+say "job checkpoint: sbatch -t 1 --signal=B:USR1@55 slurm_cpu.sbatch (mpirun), --steps $CKPT_STEPS, requeued until done"
 rc=0
 env "${ckpt[@]}" sbatch --parsable --job-name=golmpi-ckpt -o "$TMP/job-ckpt.out" --open-mode=append \
     -t 1 --signal=B:USR1@55 -N 1 -n 2 -c 1 "$J/slurm_cpu.sbatch" >"$TMP/sbatch-ckpt.out.log" 2>&1 || rc=$?
@@ -264,8 +273,10 @@ CKPT_JOB=$(tail -n1 "$TMP/sbatch-ckpt.out.log")
 # good. Slurm makes a requeued job wait about 2 minutes (Reason=BeginTime); the test, not the
 # script, moves that to now, to keep the test short, but only once the job has been pending for
 # 10 s: slurmd refuses a relaunch that comes while it still cleans up the killed one ("Job
-# already killed, do not launch batch job") and the job fails.
-pending=0
+# already killed, do not launch batch job") and the job fails. Slurm checks signal times about
+# every 30 s, so USR1@55 comes 5 to 35 s into the job; should a busy slurmctld be later than a
+# fast run, the test sends the same USR1 to the batch script itself after 15 s (scancel --batch).
+pending=0 running=0
 for _ in $(seq 900); do
     info=$(scontrol show job "$CKPT_JOB" 2>/dev/null)
     st=$(grep -o 'JobState=[A-Z_]*' <<<"$info" | cut -d= -f2)
@@ -276,6 +287,11 @@ for _ in $(seq 900); do
     else
         pending=0
     fi
+    if [[ "$st" == RUNNING ]]; then running=$((running + 1)); fi
+    if ((running == 15)) && ! grep -q "signal received" "$TMP/job-ckpt.out" 2>/dev/null; then
+        say "job checkpoint: no USR1 from Slurm after 15 s; sending it with scancel --batch"
+        scancel --batch --signal=USR1 "$CKPT_JOB" || true
+    fi
     sleep 1
 done
 sed "s/^/    [ckpt] /" "$TMP/job-ckpt.out" 2>/dev/null | grep -v '^    \[ckpt\]   '
@@ -283,10 +299,11 @@ sed "s/^/    [ckpt] /" "$TMP/job-ckpt.out" 2>/dev/null | grep -v '^    \[ckpt\] 
 grep -q "requeueing job $CKPT_JOB" "$TMP/job-ckpt.out" ||
     die "job checkpoint: never checkpointed and requeued (the run ended before the signal?)"
 grep -q "resuming its series" "$TMP/job-ckpt.out" || die "job checkpoint: the requeued job did not resume"
+grep -q "golmpi: stopped by a signal at generation" "$TMP/job-ckpt.out" ||
+    die "job checkpoint: golmpi never checkpointed (no 'stopped by a signal' line)"
 say "job checkpoint: $(grep -c 'requeueing job' "$TMP/job-ckpt.out") requeue(s); the uninterrupted run for comparison"
-OMP_NUM_THREADS=1 mpirun --oversubscribe $([[ "$(id -u)" == 0 ]] && echo --allow-run-as-root) -n 2 \
-    "$BIN" --backend cpu --size $CKPT_SIZE --steps $CKPT_STEPS --save-every $CKPT_SAVE --chunk 2 --seed 12 \
-    --quiet --output "$TMP/ref-ckpt.h5" >"$TMP/ref-ckpt.out.log" 2>&1 || die "the uninterrupted run failed"
+OMP_NUM_THREADS=1 "${MPIRUN_CKPT[@]}" "$BIN" --backend cpu --size $CKPT_SIZE --steps $CKPT_STEPS \
+    --save-every $CKPT_SAVE --chunk 2 --seed 12 --quiet --output "$TMP/ref-ckpt.h5" >"$TMP/ref-ckpt.out.log" 2>&1 || die "the uninterrupted run failed"
 "$PY" - "$TMP/out-ckpt" "$TMP/ref-ckpt.h5" <<'PYEOF' || die "job checkpoint: the series differs"
 import glob, os, sys
 import h5py, numpy as np
