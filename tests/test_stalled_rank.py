@@ -7,8 +7,11 @@ SIGKILLed on the way out, whatever happened.
 import argparse, os, re, signal, subprocess, sys, tempfile, time
 
 RANKS, TIMEOUT_S, GRACE_S = 3, 5, 15
-# the one line a waiting rank prints before it aborts every rank (halo/halo_mpi.c)
-MESSAGE = re.compile(r"^golmpi: rank (\d+) on host (\S+): no halo row arrived from ranks? "
+# the one line a waiting rank prints before it aborts every rank (halo/halo_mpi.c): the peers
+# whose rows did not arrive, or, when every row arrived, the peers that did not take ours (a large
+# message waits for its receiver)
+MESSAGE = re.compile(r"^golmpi: rank (\d+) on host (\S+): no halo row (?:arrived from|was taken by) "
+                     r"ranks? "
                      r"(.+) for ([\d.]+) s \(--timeout [\d.]+\)")
 RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")  # Open MPI, MPICH, PMIx
 
