@@ -129,7 +129,7 @@ for s in slurm_node_4gpu.sbatch slurm_multinode.sbatch slurm_cpu.sbatch nsys_pro
   want="$want share/golmpi/jobs/$s"
   [ -x "$prefix/share/golmpi/jobs/$s" ] || { echo "FAIL: $s not installed executable"; exit 1; }
 done
-for s in frame_to_rle.py plot_scaling.py; do
+for s in frame_to_rle.py plot_scaling.py plot_population.py; do
   want="$want share/golmpi/bench/$s"
   [ -x "$prefix/share/golmpi/bench/$s" ] || { echo "FAIL: $s not installed executable"; exit 1; }
 done
