@@ -76,6 +76,12 @@ static gol_status stopped_status(const gol_config *cfg, const gol_run_result *re
 
 /* The writer thread makes MPI-IO calls while the main thread exchanges halos, which needs
  * MPI_THREAD_MULTIPLE. Below it, io/output.c writes synchronously (DESIGN); the user hears why. */
+/* An early stop after setup_parse: what setup holds (a pattern, a series) is freed first. */
+static int stop_early(gol_status st, const char *text, gol_setup *setup, int rank) {
+    setup_free(setup);
+    return finish(st, text, rank);
+}
+
 static void notice_thread_level(int provided, const gol_config *cfg, int rank) {
     if (provided >= MPI_THREAD_MULTIPLE || cfg->no_output || cfg->quiet || rank != 0) return;
     fprintf(stderr,
@@ -101,25 +107,25 @@ int main(int argc, char **argv) {
     gol_setup setup;
     const char *text = NULL;
     gol_status st = setup_parse(argc, argv, comm, &setup, &text);
-    if (st.code != GOL_OK) return finish(st, text, rank);
+    if (st.code != GOL_OK) return stop_early(st, text, &setup, rank);
     const gol_config *cfg = &setup.cfg;
     notice_thread_level(provided, cfg, rank);
 
     gol_slab slab;
     st = status_agree(decomp_make(cfg, rank, nranks, &slab), comm);
-    if (st.code != GOL_OK) return finish(st, NULL, rank);
+    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
 
     gol_backend_kind backend_kind;
     const char *halo_mode; /* a name from halo/halo.h's table */
     char notice[512];
     st = status_agree(backend_select(cfg, comm, &backend_kind, &halo_mode, notice, sizeof notice), comm);
-    if (st.code != GOL_OK) return finish(st, NULL, rank);
+    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
     if (!cfg->quiet) startup_table(backend_kind, halo_mode, comm); /* who runs where, on what */
 
     /* a grid, frame slots or device buffers too big for the nodes: a message, not an abort */
     st = setup_check_memory(&setup, &slab, backend_kind, comm);
-    if (st.code != GOL_OK) return finish(st, NULL, rank);
+    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
 
     if (!cfg->no_output) {
         /* a continued series owns its index and .xmf; a chunk name of this run that exists lies
@@ -127,13 +133,13 @@ int main(int argc, char **argv) {
         gol_config check = *cfg;
         check.force = check.force || setup.has_series;
         st = output_check(&check, &setup.sched, comm);
-        if (st.code != GOL_OK) return finish(st, NULL, rank);
+        if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
     }
 
     omp_set_num_threads(threads_per_rank(comm));
     gol_backend *backend; /* holding the initial state: made in place, or built here and loaded */
     st = setup_start(&setup, &slab, backend_kind, halo_mode, comm, &backend);
-    if (st.code != GOL_OK) return finish(st, NULL, rank);
+    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
 
     gol_run_result result;
     run_generations(backend, &setup, &slab, comm, &result);
