@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "io/h5_quiet.h"
 #include "core/rule.h"
 #include "io/format.h"
 
@@ -25,24 +26,10 @@ struct golfile {
     golfile_facts facts;
 };
 
-typedef struct h5_quiet {
-    H5E_auto2_t func;
-    void *data;
-} h5_quiet;
-
-static h5_quiet quiet_begin(void) {
-    h5_quiet q;
-    H5_CHECK(H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data));
-    H5_CHECK(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
-    return q;
-}
-
-static void quiet_end(h5_quiet q) { H5_CHECK(H5Eset_auto2(H5E_DEFAULT, q.func, q.data)); }
-
 bool golfile_is_hdf5(const char *path) {
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     bool yes = H5Fis_hdf5(path) > 0;
-    quiet_end(q);
+    io_quiet_end(q);
     return yes;
 }
 
@@ -82,7 +69,7 @@ static void generations_facts(hid_t gens, golfile_facts *f) {
 }
 
 golfile *golfile_open(const char *path) {
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     golfile *g = NULL;
     if (file >= 0) {
@@ -94,17 +81,17 @@ golfile *golfile_open(const char *path) {
         frames_facts(g->frames, &g->facts);
         generations_facts(g->generations, &g->facts);
     }
-    quiet_end(q);
+    io_quiet_end(q);
     return g;
 }
 
 void golfile_close(golfile *g) {
     if (!g) return;
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     if (g->generations >= 0) H5Dclose(g->generations);
     if (g->frames >= 0) H5Dclose(g->frames);
     H5Fclose(g->file);
-    quiet_end(q);
+    io_quiet_end(q);
     free(g);
 }
 
@@ -181,16 +168,16 @@ static bool read_str_attr(const golfile *g, const char *on, const char *name, ch
 }
 
 bool golfile_attr_str(const golfile *g, const char *on, const char *name, char *out, size_t len) {
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     bool ok = read_str_attr(g, on, name, out, len);
-    quiet_end(q);
+    io_quiet_end(q);
     return ok;
 }
 
 bool golfile_attr_i64(const golfile *g, const char *on, const char *name, int64_t *out) {
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     bool ok = read_num_attr(g, on, name, H5T_NATIVE_INT64, out);
-    quiet_end(q);
+    io_quiet_end(q);
     return ok;
 }
 
@@ -284,20 +271,20 @@ static gol_status judge_shapes(const golfile *g, golfile_meta *m) {
 gol_status golfile_read_meta(const golfile *g, golfile_meta *m) {
     memset(m, 0, sizeof *m);
     meta_text t;
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     gol_status st = read_root_attrs(g, m, &t);
     if (st.code == GOL_OK) st = judge_attrs(g, m, &t);
     if (st.code == GOL_OK) st = judge_shapes(g, m);
-    quiet_end(q);
+    io_quiet_end(q);
     return st;
 }
 
 /* ---- generations and rows --------------------------------------------------------------- */
 
 bool golfile_read_generations(const golfile *g, int64_t first, int64_t n, int64_t *out) {
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     bool ok = read_gens(g, first, n, out);
-    quiet_end(q);
+    io_quiet_end(q);
     return ok;
 }
 
@@ -306,7 +293,7 @@ bool golfile_read_rows(const golfile *g, int64_t t, int64_t r0, int64_t n, uint8
     if (f->frames_ndims != 3 || t < 0 || t >= f->frames_dims[0] || r0 < 0 || n < 0 ||
         r0 + n > f->frames_dims[1])
         return false;
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     hsize_t start[3] = {(hsize_t)t, (hsize_t)r0, 0};
     hsize_t count[3] = {1, (hsize_t)n, (hsize_t)f->frames_dims[2]};
     hid_t fs = H5Dget_space(g->frames);
@@ -316,7 +303,7 @@ bool golfile_read_rows(const golfile *g, int64_t t, int64_t r0, int64_t n, uint8
               H5_OK(H5Dread(g->frames, H5T_NATIVE_UINT8, ms, fs, H5P_DEFAULT, buf));
     if (ms >= 0) H5Sclose(ms);
     if (fs >= 0) H5Sclose(fs);
-    quiet_end(q);
+    io_quiet_end(q);
     return ok;
 }
 
@@ -370,12 +357,12 @@ gol_status golfile_locate_last_frame(const golfile *g, int64_t nframes, golfile_
     snprintf(src->file, sizeof src->file, "%s", g->path);
     src->frame = nframes - 1;
     if (g->frames < 0) return gol_fail(GOL_EXIT_USAGE, "'%s' has no /frames dataset", g->path);
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     gol_status st = gol_ok();
     hid_t dcpl = H5Dget_create_plist(g->frames);
     if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL)
         st = locate_in_virtual(g, dcpl, nframes - 1, src);
     if (dcpl >= 0) H5Pclose(dcpl);
-    quiet_end(q);
+    io_quiet_end(q);
     return st;
 }

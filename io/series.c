@@ -9,21 +9,7 @@
 #include <stdlib.h>
 
 #include "core/check.h"
-
-/* HDF5 prints nothing while a user's file is judged: a fault is one message of ours. */
-typedef struct series_quiet {
-    H5E_auto2_t func;
-    void *data;
-} series_quiet;
-
-static series_quiet quiet_begin(void) {
-    series_quiet q;
-    H5_CHECK(H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data));
-    H5_CHECK(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
-    return q;
-}
-
-static void quiet_end(series_quiet q) { H5_CHECK(H5Eset_auto2(H5E_DEFAULT, q.func, q.data)); }
+#include "io/h5_quiet.h"
 
 /* A 1-D int64 dataset of n elements into out: false when absent, of another size, or unreadable. */
 static bool read_i64(hid_t file, const char *name, int64_t n, int64_t *out) {
@@ -70,7 +56,7 @@ static bool increasing(const int64_t *g, int64_t n) {
 
 gol_status io_series_read(const char *path, io_series *s) {
     *s = (io_series){0};
-    series_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t frames = file >= 0 ? H5Dopen2(file, "frames", H5P_DEFAULT) : -1;
     bool ok = frames >= 0 && read_chunks(frames, s);
@@ -92,7 +78,7 @@ gol_status io_series_read(const char *path, io_series *s) {
     }
     if (frames >= 0) H5Dclose(frames);
     if (file >= 0) H5Fclose(file);
-    quiet_end(q);
+    io_quiet_end(q);
     if (ok) return gol_ok();
     io_series_free(s);
     return gol_fail(GOL_EXIT_USAGE,

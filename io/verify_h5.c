@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "io/h5_quiet.h"
 #include "io/output_guard.h"
 
 typedef struct why {
@@ -102,22 +103,6 @@ static bool check_rows(const char *part, const io_meta *m, const gol_slab *slab,
 
 /* ---- the file as HDF5 sees it (rank 0) ---------------------------------------------------- */
 
-/* HDF5 prints its error stack at every failed call; a file that does not read back is reported
- * once, by us, so the printing is off while it is read. */
-typedef struct h5_quiet {
-    H5E_auto2_t func;
-    void *data;
-} h5_quiet;
-
-static h5_quiet quiet_begin(void) {
-    h5_quiet q;
-    H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    return q;
-}
-
-static void quiet_end(h5_quiet q) { H5Eset_auto2(H5E_DEFAULT, q.func, q.data); }
-
 /* The dataset's extent, or -1 dimensions when it cannot be read. */
 static int dataset_dims(hid_t file, const char *name, hsize_t *dims) {
     hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
@@ -184,11 +169,11 @@ void verify_chunk(MPI_Comm comm, const char *part, const char *name, const io_me
     why w = {""};
     bool ok = true;
     if (slab->rank == 0) {
-        h5_quiet q = quiet_begin();
+        io_h5_quiet q = io_quiet_begin();
         hid_t file;
         ok = check_shape(part, m, nframes, gens, &file, &w);
         if (ok) H5Fclose(file);
-        quiet_end(q);
+        io_quiet_end(q);
     }
     if (ok) ok = check_rows(part, m, slab, nframes, gens, frames_h, frames_offset, &w);
     agree(comm, ok, &w);
@@ -241,14 +226,14 @@ static bool sources_exist(hid_t file, const char *part, why *w) {
 
 void verify_index(const char *part, const io_meta *m, int64_t nframes, const int64_t *gens) {
     why w = {""};
-    h5_quiet q = quiet_begin();
+    io_h5_quiet q = io_quiet_begin();
     hid_t file;
     bool ok = check_shape(part, m, nframes, gens, &file, &w);
     if (ok) {
         ok = sources_exist(file, part, &w);
         H5Fclose(file);
     }
-    quiet_end(q);
+    io_quiet_end(q);
     if (ok) return;
     char space[128];
     io_free_space_note(part, space, sizeof space);
