@@ -9,6 +9,7 @@
 
 #include "core/check.h"
 #include "core/rule.h"
+#include "io/format.h"
 #include "io/golfile.h"
 #include "kernels/mem_need.h"
 #include "src/init.h"
@@ -101,21 +102,17 @@ static bool same_file(const char *a, const char *b) {
     return strcmp(ca, cb) == 0;
 }
 
-/* "<stem>_<g0>.h5" or "<stem>_<g0>-<g1>.h5" (io/format.h's output_chunk_name), or its ".part":
- * a chunk name of this output, of this run or of another run to the same --output. */
+/* A chunk name of this output (io/format.h), of this run or of another run to the same --output,
+ * or its ".part". */
 static bool chunk_name_of(const char *name, const char *stem) {
-    size_t n = strlen(stem);
-    if (strncmp(name, stem, n) != 0 || name[n] != '_') return false;
-    const char *p = name + n + 1;
-    size_t d = strspn(p, "0123456789");
-    if (d == 0) return false;
-    p += d;
-    if (*p == '-') {
-        d = strspn(p + 1, "0123456789");
-        if (d == 0) return false;
-        p += 1 + d;
+    char whole[GOL_PATH_MAX];
+    size_t n = strlen(name);
+    if (n > 5 && n < sizeof whole && strcmp(name + n - 5, ".part") == 0) {
+        memcpy(whole, name, n - 5);
+        whole[n - 5] = '\0';
+        name = whole;
     }
-    return strcmp(p, ".h5") == 0 || strcmp(p, ".h5.part") == 0;
+    return output_is_chunk_name(name, stem);
 }
 
 /* Which of this run's outputs (index, XDMF, their .part, a chunk file) `path` names, or NULL. */
