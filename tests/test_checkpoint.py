@@ -17,37 +17,10 @@ import argparse, glob, os, re, signal, subprocess, sys, tempfile, time
 import h5py
 import numpy as np
 
+from mpi_ranks import find_ranks
+
 RUN = ["--size", "512", "--steps", "150000", "--save-every", "1000", "--chunk", "4"]
 STOPPED = re.compile(r"golmpi: stopped by a signal at generation (\d+)")
-RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")  # Open MPI, MPICH, PMIx
-
-
-def proc_read(pid, name):
-    try:
-        with open("/proc/%d/%s" % (pid, name), "rb") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def find_ranks(golmpi, marker):
-    """{rank: pid} of the golmpi processes (not their shells) whose argv holds marker."""
-    found = {}
-    for d in filter(str.isdigit, os.listdir("/proc")):
-        cmd = proc_read(int(d), "cmdline")
-        try:
-            exe = os.readlink("/proc/%s/exe" % d)
-        except OSError:
-            continue
-        if not cmd or marker.encode() not in cmd.split(b"\0") or exe != os.path.realpath(golmpi):
-            continue
-        env = dict(kv.split(b"=", 1) for kv in (proc_read(int(d), "environ") or b"").split(b"\0")
-                   if b"=" in kv)
-        for var in RANK_VARS:
-            if var.encode() in env:
-                found[int(env[var.encode()])] = int(d)
-                break
-    return found
 
 
 class Run:
@@ -117,11 +90,11 @@ def stop_rank(opts, where, fails):
     marker = "--stats=" + os.path.join(where, "stats.json")  # an argument unique to this run
     run = Run(opts, where, 3, RUN + ["--seed", "7", marker, "--output", "life.h5", "--progress",
                                      "0.1"], rc_files=True)
-    pids = find_ranks(opts.golmpi, marker) if run.wait_running() else {}
+    pids = find_ranks(marker, exe=opts.golmpi) if run.wait_running() else {}
     deadline = time.monotonic() + 30
     while len(pids) < 3 and time.monotonic() < deadline and run.proc.poll() is None:
         time.sleep(0.05)
-        pids = find_ranks(opts.golmpi, marker)
+        pids = find_ranks(marker, exe=opts.golmpi)
     if len(pids) < 3:
         run.finish(30)
         fails.append("SIGTERM to rank 1: the run never ran on 3 ranks:\n" + run.stderr())

@@ -6,6 +6,8 @@ SIGKILLed on the way out, whatever happened.
     test_stalled_rank.py --golmpi PATH --mpiexec MPIEXEC [FLAGS...]"""
 import argparse, os, re, signal, subprocess, sys, tempfile, time
 
+from mpi_ranks import alive, find_ranks
+
 RANKS, TIMEOUT_S, GRACE_S = 3, 5, 15
 # the one line a waiting rank prints before it aborts every rank (halo/halo_mpi.c): the peers
 # whose rows did not arrive, or, when every row arrived, the peers that did not take ours (a large
@@ -13,39 +15,6 @@ RANKS, TIMEOUT_S, GRACE_S = 3, 5, 15
 MESSAGE = re.compile(r"^golmpi: rank (\d+) on host (\S+): no halo row (?:arrived from|was taken by) "
                      r"ranks? "
                      r"(.+) for ([\d.]+) s \(--timeout [\d.]+\)")
-RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")  # Open MPI, MPICH, PMIx
-
-
-def proc_read(pid, name):
-    try:
-        with open("/proc/%d/%s" % (pid, name), "rb") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def alive(pid):
-    """Running or stopped; a zombie (killed, not yet reaped) counts as gone."""
-    stat = proc_read(pid, "stat")
-    return stat is not None and stat[stat.rindex(b")") + 2:][:1] != b"Z"
-
-
-def find_ranks(marker):
-    """{rank: pid} of the processes whose command line holds marker (unique to this run)."""
-    found = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        cmd = proc_read(int(d), "cmdline")
-        if not cmd or marker not in cmd.split(b"\0") or not alive(int(d)):
-            continue
-        env = dict(kv.split(b"=", 1) for kv in (proc_read(int(d), "environ") or b"").split(b"\0")
-                   if b"=" in kv)
-        for var in RANK_VARS:
-            if var.encode() in env:
-                found[int(env[var.encode()])] = int(d)
-                break
-    return found
 
 
 def kill_all(mpi, pids):

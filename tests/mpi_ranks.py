@@ -1,0 +1,48 @@
+"""The processes of one MPI run, found through /proc: the tests that signal or stop a chosen rank
+(test_stalled_rank.py, test_checkpoint.py) use it."""
+import os
+
+RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")  # Open MPI, MPICH, PMIx
+
+
+def proc_read(pid, name):
+    try:
+        with open("/proc/%d/%s" % (pid, name), "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def alive(pid):
+    """Running or stopped; a zombie (killed, not yet reaped) counts as gone."""
+    stat = proc_read(pid, "stat")
+    return stat is not None and stat[stat.rindex(b")") + 2:][:1] != b"Z"
+
+
+def find_ranks(marker, exe=None):
+    """{rank: pid} of the live processes whose argv holds marker (an argument unique to the run),
+    and, with exe, that run that executable (so a shell or mpiexec with the same argv is not
+    taken for a rank)."""
+    marker = marker.encode() if isinstance(marker, str) else marker
+    exe = os.path.realpath(exe) if exe else None
+    found = {}
+    for d in filter(str.isdigit, os.listdir("/proc")):
+        pid = int(d)
+        if pid == os.getpid():
+            continue
+        cmd = proc_read(pid, "cmdline")
+        if not cmd or marker not in cmd.split(b"\0") or not alive(pid):
+            continue
+        if exe:
+            try:
+                if os.readlink("/proc/%d/exe" % pid) != exe:
+                    continue
+            except OSError:
+                continue
+        env = dict(kv.split(b"=", 1) for kv in (proc_read(pid, "environ") or b"").split(b"\0")
+                   if b"=" in kv)
+        for var in RANK_VARS:
+            if var.encode() in env:
+                found[int(env[var.encode()])] = pid
+                break
+    return found
