@@ -22,27 +22,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mpiexec=(mpiexec --oversubscribe)
 [[ $(id -u) == 0 ]] && mpiexec+=(--allow-run-as-root)
 work=$(mktemp -d "${TMPDIR:-/tmp}/golmpi-unpack.XXXXXX")
-trees=()
-cleanup() {
-  for t in "${trees[@]}"; do git -C "$repo" worktree remove --force "$t" || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# a binary as given, or a revision built in its own worktree: appends the binary to bins (not in
-# a subshell, so that cleanup sees the worktree)
-bins=()
-add_binary() {
-  if [[ -x $1 && -f $1 ]]; then bins+=("$(realpath "$1")"); return; fi
-  local rev tree
-  rev=$(git -C "$repo" rev-parse --verify "$1^{commit}")
-  tree=$work/tree-${rev:0:12}
-  git -C "$repo" worktree add --detach "$tree" "$rev" >&2
-  trees+=("$tree")
-  cmake -S "$tree" -B "$tree/build" -DGOLMPI_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$tree/build" -j2 --target golmpi >/dev/null
-  bins+=("$tree/build/golmpi")
-}
+source "$here/revisions.sh"
 
 # frame_s of one run of $2 frames (generations 0..$2-1) by binary $1
 frame_seconds() {
