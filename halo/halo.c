@@ -73,7 +73,6 @@ gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows,
     return h;
 }
 
-const char *halo_name(const gol_halo *h) { return h->mode->name; }
 
 void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_t *top,
                uint64_t *bottom) {

@@ -96,7 +96,6 @@ typedef struct gol_halo gol_halo;
 /* The calls below dispatch to the mode's ops; their contracts are stated there. */
 gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows, MPI_Comm comm,
                       void *stream, double timeout_s);
-const char *halo_name(const gol_halo *h);
 void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_t *top,
                uint64_t *bottom);
 void halo_wait(gol_halo *h);
