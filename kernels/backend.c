@@ -7,6 +7,7 @@
 #include "core/check.h"
 #include "core/depth.h"
 #include "halo/halo.h"
+#include "kernels/cpu_strip.h"
 #ifdef GOLMPI_HAVE_CUDA
 #include "kernels/device.h"
 #endif
@@ -16,9 +17,16 @@ struct gol_backend {
     void *impl;
 };
 
-/* The CPU backend's halo mode: "auto" is MPI; a mode with no host form needs the GPU. The parser
- * already refuses --backend cpu with --halo nccl, so this speaks to --backend auto without GPUs. */
+/* The CPU backend's halo mode, once GOLMPI_CPU_ISA (if set) names a kernel the CPU runs: "auto"
+ * is MPI; a mode with no host form needs the GPU. The parser already refuses --backend cpu with
+ * --halo nccl, so this speaks to --backend auto without GPUs. */
 static gol_status cpu_halo(const char *asked, const char **halo) {
+    const char *bad_isa;
+    if (!cpu_strip_pick(&bad_isa))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "GOLMPI_CPU_ISA=%s: this CPU or build has no such kernel; use avx512, "
+                        "avx2 or base (one the CPU runs), or unset it for the fastest",
+                        bad_isa);
     const halo_mode *mode =
         halo_mode_find(strcmp(asked, "auto") == 0 ? "mpi" : asked, HALO_MEM_HOST);
     if (!mode)
@@ -71,9 +79,8 @@ static gol_status select_kind(const gol_config *cfg, MPI_Comm comm, gol_backend_
 #else
     (void)comm;
     if (cfg->backend == GOL_BACKEND_CUDA)
-        return gol_fail(GOL_EXIT_NOGPU,
-                        "--backend cuda: this golmpi was built without CUDA "
-                        "(GOLMPI_ENABLE_CUDA=OFF); use --backend cpu");
+        return gol_fail(GOL_EXIT_NOGPU, "--backend cuda: this golmpi was built without CUDA "
+                                        "(GOLMPI_ENABLE_CUDA=OFF); use --backend cpu");
     snprintf(notice, notice_len, "golmpi: built without CUDA; using the CPU backend");
 #endif
     *backend = GOL_BACKEND_CPU;

@@ -1,6 +1,7 @@
 /* The CPU backend: OpenMP threads over tiles of rows, with the MPI halo in flight while the
- * interior rows are computed. It runs the shared rule of core/life_word.h as a sliding window
- * down the rows, and with a deep halo (core/depth.h) advances k generations between exchanges,
+ * interior rows are computed. Each generation of a block of rows is kernels/cpu_strip.h's
+ * (the shared rule of core/life_word.h in SIMD vectors, walked down column strips), and with a
+ * deep halo (core/depth.h) advances k generations between exchanges,
  * each tile of rows through all k while it is in cache. */
 #include <omp.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "core/random_start.h"
 #include "halo/halo.h"
 #include "kernels/backend.h"
+#include "kernels/cpu_strip.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "packed frames are the row words' bytes in order; that needs a little-endian host"
@@ -24,7 +26,7 @@ typedef struct cpu_backend {
     int64_t valid;     /* halo rows still valid; 0: exchange before the next generation */
     uint64_t *grid[2]; /* rows + 2k rows: k halo rows above, the owned rows, k halo rows below */
     uint64_t *send; /* 2k rows: the edge rows in flight, copied, as the interior overwrites them */
-    uint64_t *sums; /* per thread: the column sums of three rows, 2 nwords words each */
+    const cpu_strip_kernel *strip; /* the generation step for this CPU's vectors */
     int nthreads;
     int cur;
     gol_halo *halo;
@@ -36,46 +38,13 @@ static uint64_t *row_ptr(const cpu_backend *c, int buf, int64_t r) {
     return c->grid[buf] + (r + c->depth) * c->slab.nwords;
 }
 
-/* The sliding window (core/life_word.h) down rows [lo, hi) of src into dst; both point at row 0
- * of their buffer, and rows lo-1 and hi must be readable. Each row's column sums are made once
- * and serve the rows above, at and below it. */
-static inline __attribute__((always_inline)) void rows_window(const uint64_t *src, uint64_t *dst,
-                                                              int64_t lo, int64_t hi, int64_t nw,
-                                                              int64_t width, int torus,
-                                                              gol_rule rule, uint64_t *sums) {
-    uint64_t *above = sums, *mid = sums + 2 * nw, *below = sums + 4 * nw;
-    gol_row_sums(src + (lo - 1) * nw, above, nw, width, torus);
-    gol_row_sums(src + lo * nw, mid, nw, width, torus);
-    for (int64_t r = lo; r < hi; r++) {
-        gol_row_sums(src + (r + 1) * nw, below, nw, width, torus);
-        gol_row_from_sums(above, mid, below, src + r * nw, dst + r * nw, nw, width, rule);
-        uint64_t *t = above;
-        above = mid;
-        mid = below;
-        below = t;
-    }
-}
-
-/* The clones give AVX2/AVX-512 code where the CPU has it, from one portable binary. Conway gets
- * its own copy of the loop with the rule a constant, so the rule's look-up folds away. */
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void
-step_rows(const uint64_t *src, uint64_t *dst, int64_t lo, int64_t hi, int64_t nw, int64_t width,
-          int torus, gol_rule rule, uint64_t *sums) {
-    if (rule.birth == GOL_RULE_CONWAY_BIRTH && rule.survive == GOL_RULE_CONWAY_SURVIVE) {
-        const gol_rule conway = {GOL_RULE_CONWAY_BIRTH, GOL_RULE_CONWAY_SURVIVE};
-        rows_window(src, dst, lo, hi, nw, width, torus, conway, sums);
-    } else {
-        rows_window(src, dst, lo, hi, nw, width, torus, rule, sums);
-    }
-}
-
 /* Generation i (1-based) of the pass: rows from the buffer of generation i-1 into the other. */
-static void step_gen(const cpu_backend *c, int64_t i, gol_rows rows, uint64_t *sums) {
+static void step_gen(const cpu_backend *c, int64_t i, gol_rows rows) {
     if (rows.lo >= rows.hi) return;
     int src = (c->cur + (int)((i - 1) & 1)) & 1;
     const gol_slab *s = &c->slab;
-    step_rows(row_ptr(c, src, 0), row_ptr(c, 1 - src, 0), rows.lo, rows.hi, s->nwords, s->width,
-              c->torus, s->rule, sums);
+    c->strip->rows(row_ptr(c, src, 0), row_ptr(c, 1 - src, 0), rows.lo, rows.hi, s->nwords,
+                   s->width, c->torus, s->rule);
 }
 
 /* A tile of rows fits the core's cache with both buffers, so the tile's generations after the
@@ -97,27 +66,26 @@ static void post_exchange(cpu_backend *c) {
 }
 
 /* One pass (core/depth.h): the interior tiles and their seams while the halo travels, then the
- * edge bands, each thread with its own sums. MPI only on the master thread. */
+ * edge bands. MPI only on the master thread. */
 static void run_split_pass(cpu_backend *c, const gol_pass *p, bool posted) {
     int64_t tiles = pass_tiles(p), n = p->gens;
 #pragma omp parallel
     {
-        uint64_t *sums = c->sums + (int64_t)omp_get_thread_num() * 6 * c->slab.nwords;
 #pragma omp for schedule(static)
         for (int64_t j = 0; j < tiles; j++)
             for (int64_t i = 1; i <= n; i++)
-                step_gen(c, i, pass_tile_rows(p, j, i), sums);
+                step_gen(c, i, pass_tile_rows(p, j, i));
 #pragma omp for schedule(static)
         for (int64_t j = 1; j < tiles; j++)
             for (int64_t i = 1; i <= n; i++)
-                step_gen(c, i, pass_seam_rows(p, j, i), sums);
+                step_gen(c, i, pass_seam_rows(p, j, i));
 #pragma omp master
         if (posted) halo_wait(c->halo);
 #pragma omp barrier
 #pragma omp for schedule(static)
         for (int side = 0; side < 2; side++)
             for (int64_t i = 1; i <= n; i++)
-                step_gen(c, i, pass_band_rows(p, side, i), sums);
+                step_gen(c, i, pass_band_rows(p, side, i));
     }
 }
 
@@ -135,7 +103,7 @@ static void run_pass(cpu_backend *c, int64_t gens, bool posted) {
     /* a slab too short to split: every valid row a generation, once the halo is in */
     if (posted) halo_wait(c->halo);
     for (int64_t i = 1; i <= gens; i++)
-        step_gen(c, i, pass_whole_rows(&p, i), c->sums);
+        step_gen(c, i, pass_whole_rows(&p, i));
 }
 
 static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
@@ -150,13 +118,15 @@ static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config
     gol_status st =
         depth_choose(cfg->halo_depth, GOL_BACKEND_CPU, slab->height, slab->nranks, &c->depth);
     if (st.code) gol_die(__FILE__, __LINE__, "depth_choose", "golmpi", st.msg);
+    const char *bad_isa;
+    c->strip = cpu_strip_pick(&bad_isa); /* backend_select has checked GOLMPI_CPU_ISA */
+    if (!c->strip) gol_die(__FILE__, __LINE__, "cpu_strip_pick", "golmpi", "GOLMPI_CPU_ISA");
     c->nthreads = omp_get_max_threads();
     int64_t nw = slab->nwords, words = (slab->rows + 2 * c->depth) * nw;
     /* calloc: halo rows past a dead boundary stay zero for the whole run */
     for (int b = 0; b < 2; b++)
         c->grid[b] = gol_xcalloc((size_t)words, sizeof(uint64_t));
     c->send = gol_xcalloc((size_t)(2 * c->depth * nw), sizeof(uint64_t));
-    c->sums = gol_xcalloc((size_t)(c->nthreads * 6 * nw), sizeof(uint64_t));
     c->halo = halo_create(mode, slab, c->depth, comm, NULL, cfg->timeout_s);
     return c;
 }
@@ -281,7 +251,6 @@ static void cpu_destroy(void *impl) {
     free(c->grid[0]);
     free(c->grid[1]);
     free(c->send);
-    free(c->sums);
     free(c);
 }
 
