@@ -64,6 +64,13 @@ gol_rows pass_seam_rows(const gol_pass *p, int64_t j, int64_t i) {
     return rows_of(edge - i, edge + i);
 }
 
+int64_t pass_run_start(const gol_pass *p, int t, int nt) { return pass_tiles(p) * t / nt; }
+
+bool pass_run_opens_seam(const gol_pass *p, int t, int nt) {
+    int64_t j = pass_run_start(p, t, nt);
+    return j > 0 && j < pass_run_start(p, t + 1, nt);
+}
+
 gol_rows pass_band_rows(const gol_pass *p, int side, int64_t i) {
     if (side == 0) return p->dead_top ? rows_of(0, 0) : rows_of(-(p->valid - i), i);
     if (p->dead_bottom) return rows_of(p->rows, p->rows);

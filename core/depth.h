@@ -11,10 +11,13 @@
  * owned rows 0..rows-1, the halo above -k..-1, the halo below rows..rows+k-1.
  *
  * A pass of n generations (n <= the halo rows still valid) is computed as:
- * 1. the interior, which needs no halo row: tiles (any order, in parallel), each tile walking its
- *    generations 1..n in order over pass_tile_rows; then the seams between tiles (any order, in
- *    parallel), each over pass_seam_rows for 1..n. A pass that follows an exchange runs this while
- *    the halo rows travel: it reads and writes owned rows only.
+ * 1. the interior, which needs no halo row: tiles, each tile walking its generations 1..n in
+ *    order over pass_tile_rows, and the seams between tiles, each over pass_seam_rows for 1..n
+ *    once both its tiles are done. With nt threads, thread t takes the run of tiles
+ *    [pass_run_start(t), pass_run_start(t + 1)) and computes each seam inside its run right after
+ *    the seam's second tile, while both are in its cache; then the seams that open a run
+ *    (pass_run_opens_seam) in parallel. A pass that follows an exchange runs this while the halo
+ *    rows travel: it reads and writes owned rows only.
  * 2. once the halo rows have arrived, the two edge bands (in parallel), each over pass_band_rows
  *    for 1..n.
  * A pass too short for that split (pass_split false) is one range a generation, pass_whole_rows,
@@ -64,6 +67,13 @@ int64_t pass_tile_edge(const gol_pass *p, int64_t j);
 gol_rows pass_tile_rows(const gol_pass *p, int64_t j, int64_t i);
 /* Generation i of the seam above tile j (j = 1..tiles-1): the triangle the two tiles left. */
 gol_rows pass_seam_rows(const gol_pass *p, int64_t j, int64_t i);
+
+/* The first tile of thread t's run of tiles, of nt threads (t = nt: the tile count). */
+int64_t pass_run_start(const gol_pass *p, int t, int nt);
+
+/* Whether run t (1 <= t < nt) opens a seam: it has tiles and starts past tile 0. Every seam
+ * 1..tiles-1 is either inside one run or opens exactly one. */
+bool pass_run_opens_seam(const gol_pass *p, int t, int nt);
 /* Generation i of the edge band of one side (0: top, 1: bottom); empty past a dead boundary. It
  * reaches into the halo as far as rows stay valid: valid - i rows past the owned rows. */
 gol_rows pass_band_rows(const gol_pass *p, int side, int64_t i);

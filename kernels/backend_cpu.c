@@ -65,26 +65,35 @@ static void post_exchange(cpu_backend *c) {
     halo_post(c->halo, c->send, c->send + words, row_ptr(c, c->cur, -k), row_ptr(c, c->cur, rows));
 }
 
-/* One pass (core/depth.h): the interior tiles and their seams while the halo travels, then the
- * edge bands. MPI only on the master thread. */
+/* All the pass's generations of tile j, or of seam j (the rows between tiles j-1 and j that
+ * both tiles leave out as they shrink; it needs both, whole). */
+static void tile_gens(const cpu_backend *c, const gol_pass *p, int64_t j, bool seam) {
+    for (int64_t i = 1; i <= p->gens; i++)
+        step_gen(c, i, seam ? pass_seam_rows(p, j, i) : pass_tile_rows(p, j, i));
+}
+
+/* One pass (core/depth.h): the interior tiles and their seams while the halo travels (each
+ * thread a run of tiles, each seam inside it right after its second tile, while both are in
+ * cache; then the seams between runs), then the edge bands. MPI only on the master thread. */
 static void run_split_pass(cpu_backend *c, const gol_pass *p, bool posted) {
-    int64_t tiles = pass_tiles(p), n = p->gens;
 #pragma omp parallel
     {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t first = pass_run_start(p, t, nt), end = pass_run_start(p, t + 1, nt);
+        for (int64_t j = first; j < end; j++) {
+            tile_gens(c, p, j, false);
+            if (j > first) tile_gens(c, p, j, true);
+        }
+#pragma omp barrier
 #pragma omp for schedule(static)
-        for (int64_t j = 0; j < tiles; j++)
-            for (int64_t i = 1; i <= n; i++)
-                step_gen(c, i, pass_tile_rows(p, j, i));
-#pragma omp for schedule(static)
-        for (int64_t j = 1; j < tiles; j++)
-            for (int64_t i = 1; i <= n; i++)
-                step_gen(c, i, pass_seam_rows(p, j, i));
+        for (int u = 1; u < nt; u++)
+            if (pass_run_opens_seam(p, u, nt)) tile_gens(c, p, pass_run_start(p, u, nt), true);
 #pragma omp master
         if (posted) halo_wait(c->halo);
 #pragma omp barrier
 #pragma omp for schedule(static)
         for (int side = 0; side < 2; side++)
-            for (int64_t i = 1; i <= n; i++)
+            for (int64_t i = 1; i <= p->gens; i++)
                 step_gen(c, i, pass_band_rows(p, side, i));
     }
 }

@@ -2,7 +2,8 @@
  * generation stamps instead of cells. Each (buffer, row) holds the generation it was last
  * computed at; computing row r at generation g needs rows r-1..r+1 at g-1 in the other buffer.
  * A dead halo row is dead at every generation and must never be written. The phases that may run
- * in parallel (tiles; seams; the two bands) are checked for independence: a (buffer, row) that
+ * in parallel (the threads' runs of tiles with their seams, for 1 to 5 threads; the seams between
+ * runs; the two bands) are checked for independence: a (buffer, row) that
  * one unit writes is neither read nor written by another unit of the same phase. The phases that
  * run while the halo travels must not touch a halo row that is not dead. The plan is walked
  * through whole exchange cycles cut into passes of every length, so a pass that starts part way
@@ -96,21 +97,43 @@ static gol_rows whole(const gol_pass *p, int64_t j, int64_t i) {
     return pass_whole_rows(p, i);
 }
 
-/* One pass in the documented order; tiles and seams backwards when `reverse`. */
-static void run_pass(sim *s, bool exchanged, bool reverse) {
+/* Thread t's part of the interior (core/depth.h): its run of tiles, each seam inside the run
+ * right after the seam's second tile. */
+static void run_of_tiles(sim *s, int t, int nt) {
+    int64_t first = pass_run_start(&s->p, t, nt), end = pass_run_start(&s->p, t + 1, nt);
+    for (int64_t j = first; j < end; j++) {
+        walk(s, pass_tile_rows, j, t);
+        if (j > first) walk(s, pass_seam_rows, j, t);
+    }
+}
+
+/* One pass in the documented order with nt threads; the threads' runs, and the seams between
+ * them, walked backwards when `reverse`. */
+static void run_pass(sim *s, bool exchanged, int nt, bool reverse) {
     s->in_flight = exchanged;
     if (pass_split(&s->p)) {
-        int64_t n = pass_tiles(&s->p);
+        int64_t n = pass_tiles(&s->p), seams = 0;
         EXPECT_EQ(pass_tile_edge(&s->p, 0), 0, "%s", s->what);
         EXPECT_EQ(pass_tile_edge(&s->p, n), s->p.rows, "%s", s->what);
+        EXPECT_EQ(pass_run_start(&s->p, 0, nt), 0, "%s", s->what);
+        EXPECT_EQ(pass_run_start(&s->p, nt, nt), n, "%s", s->what);
         phase_begin(s);
-        for (int64_t t = 0; t < n; t++)
-            walk(s, pass_tile_rows, reverse ? n - 1 - t : t, (int)t);
+        for (int t = 0; t < nt; t++)
+            run_of_tiles(s, reverse ? nt - 1 - t : t, nt);
         phase_end(s);
         phase_begin(s);
-        for (int64_t t = 1; t < n; t++)
-            walk(s, pass_seam_rows, reverse ? n - t : t, (int)t);
+        for (int t = 1; t < nt; t++) {
+            int u = reverse ? nt - t : t;
+            if (pass_run_opens_seam(&s->p, u, nt)) {
+                walk(s, pass_seam_rows, pass_run_start(&s->p, u, nt), u);
+                seams++;
+            }
+        }
         phase_end(s);
+        for (int t = 0; t < nt; t++) /* the seams inside runs */
+            seams += pass_run_start(&s->p, t + 1, nt) - pass_run_start(&s->p, t, nt) -
+                     (pass_run_start(&s->p, t + 1, nt) > pass_run_start(&s->p, t, nt));
+        EXPECT_EQ(seams, n - 1, "%s: %d threads", s->what, nt);
         s->in_flight = false;
         phase_begin(s);
         walk(s, band, reverse ? 1 : 0, 0);
@@ -154,13 +177,14 @@ static void cycles(int64_t rows, int64_t k, int64_t tile, bool dead_top, bool de
             s.stamp[b][idx(&s, r)] =
                 row_is_dead(&s, r) ? DEAD : (b == 0 && r >= 0 && r < rows ? 0 : GARBAGE);
     srand(seed);
+    const int threads[6] = {1, 2, 3, 1, 5, 2};
     for (int c = 0; c < 6; c++) {
         exchange(&s);
         bool first = true;
         while (s.p.valid > 0) {
             int64_t n = seed == 0 ? s.p.valid : 1 + rand() % s.p.valid; /* seed 0: whole cycles */
             s.p.gens = n;
-            run_pass(&s, first, (c & 1) != 0);
+            run_pass(&s, first, threads[c], (c & 1) != 0);
             first = false;
         }
     }
