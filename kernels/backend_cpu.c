@@ -4,6 +4,7 @@
  * deep halo (core/depth.h) advances k generations between exchanges,
  * each tile of rows through all k while it is in cache. */
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ typedef struct cpu_backend {
     uint64_t *send; /* 2k rows: the edge rows in flight, copied, as the interior overwrites them */
     const cpu_strip_kernel *strip; /* the generation step for this CPU's vectors */
     int nthreads;
+    int64_t tile_rows_set; /* GOLMPI_CPU_TILE_ROWS, or 0 */
     int cur;
     gol_halo *halo;
     double compute_s, frame_s;
@@ -49,12 +51,21 @@ static void step_gen(const cpu_backend *c, int64_t i, gol_rows rows) {
 
 /* A tile of rows fits the core's cache with both buffers, so the tile's generations after the
  * first reuse it instead of streaming the slab from memory each generation. One generation
- * reuses nothing: then one tile a thread. */
+ * reuses nothing: then one tile a thread. GOLMPI_CPU_TILE_ROWS (a debug setting) sets the tile
+ * height, so that tests on small grids run many tiles and their seams. */
 enum { TILE_CACHE_BYTES = 512 * 1024 };
 static int64_t tile_rows(const cpu_backend *c, int64_t gens) {
+    if (c->tile_rows_set > 0) return c->tile_rows_set;
     if (gens == 1) return (c->slab.rows + c->nthreads - 1) / c->nthreads;
     int64_t t = TILE_CACHE_BYTES / (2 * c->slab.nwords * (int64_t)sizeof(uint64_t));
     return t < 1 ? 1 : t;
+}
+
+static int64_t tile_rows_setting(void) {
+    const char *s = getenv("GOLMPI_CPU_TILE_ROWS");
+    long long n = 0;
+    if (!s || sscanf(s, "%lld", &n) != 1 || n <= 0) return 0;
+    return (int64_t)n;
 }
 
 /* Sends this rank's k edge rows and receives the k halo rows a side into the current buffer. */
@@ -131,6 +142,7 @@ static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config
     c->strip = cpu_strip_pick(&bad_isa); /* backend_select has checked GOLMPI_CPU_ISA */
     if (!c->strip) gol_die(__FILE__, __LINE__, "cpu_strip_pick", "golmpi", "GOLMPI_CPU_ISA");
     c->nthreads = omp_get_max_threads();
+    c->tile_rows_set = tile_rows_setting();
     int64_t nw = slab->nwords, words = (slab->rows + 2 * c->depth) * nw;
     /* calloc: halo rows past a dead boundary stay zero for the whole run */
     for (int b = 0; b < 2; b++)
