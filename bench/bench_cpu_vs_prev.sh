@@ -7,7 +7,8 @@
 #   bench/bench_cpu_vs_prev.sh NEW_GOLMPI OLD_GOLMPI   two binaries
 #   bench/bench_cpu_vs_prev.sh [NEW_GOLMPI]            OLD is built from REV (default HEAD~1) in a
 #                                                      temporary git worktree, removed at exit
-#   env: SIZES ("4096 16384"), STEPS ("10000 1000", one per size: about a second each), RANKS (2), REPEAT (3),
+#   env: SIZES ("4096 16384"), STEPS ("10000 1000", one per size: about a second each),
+#        RANKS (2), REPEAT (3),
 #        RULE (B3/S23), REV (HEAD~1), JOBS (2: build parallelism)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
