@@ -37,7 +37,8 @@ def huge_restart(path, side=3000000):
 
 
 def cases(pat):
-    """(name, args, exit code, substring, files made before the run {name: bytes})."""
+    """(name, args, exit code, substring, files made before the run {name: bytes}[, environment
+    variables set for the run {name: value}])."""
     small = ["--size", "32", "--steps", "2", "--save-every", "1"]
     return [
         ("unknown option", ["--bogus"], USAGE, "unknown option '--bogus'", {}),
@@ -153,6 +154,10 @@ def cases(pat):
          {"life_000000-000001.h5": os.mkdir}),
         ("300-character --output name", small + ["--output", "x" * 296 + ".h5"], USAGE,
          "this file system allows 255 characters in a name", {}),
+        # the CPU step's instruction set, chosen by the environment (kernels/cpu_strip_table.c)
+        ("GOLMPI_CPU_ISA=bogus", small + ["--backend", "cpu"], USAGE,
+         "GOLMPI_CPU_ISA=bogus: this CPU or build has no such kernel", {},
+         {"GOLMPI_CPU_ISA": "bogus"}),
     ]
 
 
@@ -203,7 +208,7 @@ def main():
 
     failures = skipped = 0
     table = cases(pat)
-    for name, args, code, needle, before in table:
+    for name, args, code, needle, before, *case_env in table:
         if code == NOGPU and gpu:
             skipped += 1
             print(f"skip  {name}: this machine has a GPU")
@@ -217,8 +222,9 @@ def main():
                 continue
             want_files = snapshot(d)
             cmd = a.mpiexec + ["-n", str(a.ranks), golmpi] + args
+            run_env = dict(env, **case_env[0]) if case_env else env
             try:
-                r = subprocess.run(cmd, cwd=d, env=env, capture_output=True, text=True,
+                r = subprocess.run(cmd, cwd=d, env=run_env, capture_output=True, text=True,
                                    timeout=120)
                 out, rc = r.stdout + r.stderr, r.returncode
             except subprocess.TimeoutExpired as e:

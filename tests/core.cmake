@@ -1,5 +1,5 @@
 # Core: the rule arithmetic, the decomposition, and the whole program against a naive reference.
-foreach(t word decomp depth random_start cuda_plan)
+foreach(t word decomp depth random_start cuda_plan cpu_strip)
   add_executable(test_${t} ${GOLMPI_TEST_DIR}/test_${t}.c)
   target_link_libraries(test_${t} PRIVATE golmpi_core)
   add_test(NAME unit_${t} COMMAND test_${t})
@@ -13,6 +13,7 @@ set(GOLMPI_INTEGRATION_CASES
   ref_64x9_p4_torus_B3S23 ref_1x5_p2_torus_B3S23 ref_200x4_p4_dead_B2S ref_65x7_p2_torus_B0S8
   ref_101x31_p4_dead_B0S8 ref_67x29_p3_dead_B36S23 ref_131x26_p2_torus_B0S23
   ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23
+  ref_2241x37_p2_dead_B36S23 ref_4133x24_p3_torus_B3S23
   random_start across restart pattern r_pentomino pieces)
 function(golmpi_integration_tests backend)
   foreach(c ${GOLMPI_INTEGRATION_CASES})
@@ -35,7 +36,7 @@ golmpi_integration_tests(cpu)
 set(GOLMPI_DEPTH_CASES_5
   ref_77x23_p2_dead_B3S23 ref_77x23_p3_torus_B36S23 ref_77x23_p4_dead_B36S23
   ref_130x67_p3_torus_B3S23_packed ref_101x31_p4_dead_B0S8 ref_67x29_p3_dead_B36S23
-  ref_131x26_p2_torus_B0S23 restart across pieces)
+  ref_131x26_p2_torus_B0S23 ref_2241x37_p2_dead_B36S23 restart across pieces)
 set(GOLMPI_DEPTH_CASES_16
   ref_77x23_p1_torus_B3S23 ref_130x67_p3_torus_B3S23_packed ref_97x530_p4_dead_B3S23
   ref_70x1100_p1_torus_B36S23)
@@ -54,6 +55,20 @@ golmpi_depth_tests(2 ${GOLMPI_DEPTH_CASES_5} ref_64x9_p4_torus_B3S23 ref_1x5_p2_
 golmpi_depth_tests(3 ${GOLMPI_DEPTH_CASES_5})
 golmpi_depth_tests(5 ${GOLMPI_DEPTH_CASES_5})
 golmpi_depth_tests(16 ${GOLMPI_DEPTH_CASES_16})
+# The CPU step's other builds (kernels/cpu_strip.c once per instruction set): the cases above run
+# the fastest this CPU has, these the others through GOLMPI_CPU_ISA, on rows wide enough for the
+# strips of four vectors (36 and 65 words, the interior no multiple of a strip). Skipped where the
+# CPU lacks the set (integration.py: golmpi refuses it with exit 2 and /proc/cpuinfo agrees).
+foreach(isa avx2 base)
+  foreach(c ref_2241x37_p2_dead_B36S23 ref_4133x24_p3_torus_B3S23)
+    add_test(NAME cpu_isa_${isa}_${c}
+      COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
+              --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu ${c})
+    set_tests_properties(cpu_isa_${isa}_${c} PROPERTIES SKIP_RETURN_CODE 77 PROCESSORS 2
+      ENVIRONMENT "OMP_NUM_THREADS=1;GOLMPI_CPU_ISA=${isa}" TIMEOUT 600)
+  endforeach()
+endforeach()
+
 add_test(NAME cpu_depth_refused
   COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
           --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu depth_refused)

@@ -8,7 +8,8 @@
 the same at every depth, so each case checks them against the reference as it is.
 
 Exit 0 when every frame matches, 1 on the first wrong cell, 77 when --backend cuda finds no GPU
-(golmpi's exit code 3)."""
+(golmpi's exit code 3) or when GOLMPI_CPU_ISA names a vector instruction set this CPU lacks (golmpi
+refuses it with exit code 2; a refusal on a CPU that has it is a failure)."""
 import argparse
 import os
 import re
@@ -30,6 +31,18 @@ class Skip(Exception):
     pass
 
 
+def cpu_lacks(isa):
+    """Whether /proc/cpuinfo lacks the flag of a GOLMPI_CPU_ISA kernel (base runs everywhere)."""
+    flag = {"avx2": "avx2", "avx512": "avx512f"}.get(isa)
+    if flag is None:
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            return not any(line.startswith("flags") and flag in line.split() for line in f)
+    except OSError:
+        return True
+
+
 class Runner:
     def __init__(self, mpiexec, golmpi, backend, extra):
         self.mpiexec = shlex.split(mpiexec)
@@ -45,6 +58,9 @@ class Runner:
                            env=self.env)
         if p.returncode == 3 and self.backend == "cuda":
             raise Skip("no GPU: " + p.stderr.strip().splitlines()[-1])
+        isa = (self.env or os.environ).get("GOLMPI_CPU_ISA", "")
+        if p.returncode == 2 and f"GOLMPI_CPU_ISA={isa}: " in p.stderr and cpu_lacks(isa):
+            raise Skip(f"this CPU has no {isa}: " + p.stderr.strip().splitlines()[-1])
         if p.returncode != expect:
             sys.exit(f"FAIL: {' '.join(cmd)}\nexit {p.returncode}, expected {expect}\n"
                      f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
