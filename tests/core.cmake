@@ -69,6 +69,25 @@ foreach(isa avx2 base)
   endforeach()
 endforeach()
 
+# Many tiles and their seams (kernels/backend_cpu.c): the grids above fit one tile a pass, so
+# GOLMPI_CPU_TILE_ROWS (a debug setting) cuts the tall slabs into tiles of 11 or 37 rows, on one
+# thread (every seam right after its second tile) and on three (seams between the threads' runs
+# too); restart at depth 3 in tiles of 6 rows.
+foreach(threads 1 3)
+  foreach(c "5;11;ref_97x530_p4_dead_B3S23" "16;37;ref_70x1100_p1_torus_B36S23" "3;6;restart")
+    list(GET c 0 depth)
+    list(GET c 1 tile)
+    list(GET c 2 case)
+    set(name cpu_tiles${tile}_t${threads}_depth${depth}_${case})
+    add_test(NAME ${name}
+      COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
+              --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu
+              --halo-depth ${depth} ${case})
+    set_tests_properties(${name} PROPERTIES PROCESSORS 2 TIMEOUT 600
+      ENVIRONMENT "OMP_NUM_THREADS=${threads};GOLMPI_CPU_TILE_ROWS=${tile}")
+  endforeach()
+endforeach()
+
 add_test(NAME cpu_depth_refused
   COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
           --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu depth_refused)
