@@ -113,6 +113,7 @@ gol_backend *backend_create(gol_backend_kind kind, const char *halo, const gol_s
 }
 
 const char *backend_name(const gol_backend *b) { return b->ops->name; }
+const char *backend_kernel(const gol_backend *b) { return b->ops->kernel(b->impl); }
 void backend_load(gol_backend *b, const uint64_t *rows_h) { b->ops->load(b->impl, rows_h); }
 void backend_init_random(gol_backend *b, uint64_t seed, double density) {
     b->ops->init_random(b->impl, seed, density);

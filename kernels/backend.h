@@ -14,9 +14,9 @@
 typedef struct gol_backend gol_backend;
 
 typedef struct gol_backend_times {
-    double compute_s; /* generations, including the halo wait that could not be hidden */
-    double halo_s;    /* time spent in the halo exchange itself */
-    double frame_s;   /* unpacking and D2H of frames */
+    double compute_s;      /* generations, including the halo wait that could not be hidden */
+    double halo_s;         /* time spent in the halo exchange itself */
+    double frame_s;        /* unpacking and D2H of frames */
     int64_t halo_messages; /* halo messages this rank sent (halo_messages in halo/halo.h) */
     int64_t halo_depth;    /* rows a side per exchange, exchanged every that many generations */
 } gol_backend_times;
@@ -34,6 +34,9 @@ gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind
 gol_backend *backend_create(gol_backend_kind kind, const char *halo, const gol_slab *slab,
                             const gol_config *cfg, MPI_Comm comm);
 const char *backend_name(const gol_backend *b); /* "cpu" or "cuda" */
+/* Which generation step runs: the CPU's instruction set ("avx512", "avx2", "base"), or the CUDA
+ * kernels ("one-generation", "multi-generation"). */
+const char *backend_kernel(const gol_backend *b);
 
 /* rows_h: slab->rows packed rows of slab->nwords words each. */
 void backend_load(gol_backend *b, const uint64_t *rows_h);
@@ -49,8 +52,8 @@ void backend_store(gol_backend *b, uint64_t *rows_h);
 void backend_advance(gol_backend *b, int64_t generations);
 
 /* Frames: slot s (0 or 1) collects the frames of one chunk. begin starts producing the current grid
- * into dst_h (slab->rows * width bytes for u8, slab->rows * ceil(width/8) for packed); the bytes are
- * there once backend_frame_wait(b, s) returns. The grid may advance in between. */
+ * into dst_h (slab->rows * width bytes for u8, slab->rows * ceil(width/8) for packed); the bytes
+ * are there once backend_frame_wait(b, s) returns. The grid may advance in between. */
 void backend_frame_begin(gol_backend *b, int slot, gol_frame_format fmt, void *dst_h);
 void backend_frame_wait(gol_backend *b, int slot);
 
@@ -78,6 +81,7 @@ typedef struct gol_backend_ops {
     void (*host_free)(void *impl, void *p);
     int64_t (*population)(void *impl);
     gol_backend_times (*times)(const void *impl);
+    const char *(*kernel)(const void *impl);
     void (*destroy)(void *impl);
 } gol_backend_ops;
 
@@ -85,6 +89,5 @@ extern const gol_backend_ops gol_backend_cpu_ops;
 #ifdef GOLMPI_HAVE_CUDA
 extern const gol_backend_ops gol_backend_cuda_ops;
 #endif
-
 
 #endif

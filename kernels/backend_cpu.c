@@ -266,6 +266,11 @@ static gol_backend_times cpu_times(const void *impl) {
     return t;
 }
 
+static const char *cpu_kernel(const void *impl) {
+    const cpu_backend *c = impl;
+    return c->strip->isa;
+}
+
 static void cpu_destroy(void *impl) {
     cpu_backend *c = impl;
     halo_destroy(c->halo);
@@ -288,5 +293,6 @@ const gol_backend_ops gol_backend_cpu_ops = {
     .host_free = cpu_host_free,
     .population = cpu_population,
     .times = cpu_times,
+    .kernel = cpu_kernel,
     .destroy = cpu_destroy,
 };

@@ -713,6 +713,12 @@ static void cuda_destroy(void *impl) {
     free(cb);
 }
 
+/* Depth 1 runs the one-generation kernels, a deeper halo the multi-generation kernel. */
+static const char *cuda_kernel(const void *impl) {
+    const cuda_backend *c = impl;
+    return c->depth > 1 ? "multi-generation" : "one-generation";
+}
+
 const gol_backend_ops gol_backend_cuda_ops = {
     .name = "cuda",
     .create = cuda_create,
@@ -726,5 +732,6 @@ const gol_backend_ops gol_backend_cuda_ops = {
     .host_free = cuda_host_free,
     .population = cuda_population,
     .times = cuda_times,
+    .kernel = cuda_kernel,
     .destroy = cuda_destroy,
 };

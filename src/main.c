@@ -144,7 +144,8 @@ int main(int argc, char **argv) {
     gol_run_result result;
     run_generations(backend, &setup, &slab, comm, &result);
 
-    gol_report_info info = {.backend = backend_name(backend), .halo = halo_mode, .nranks = nranks,
+    gol_report_info info = {.backend = backend_name(backend), .kernel = backend_kernel(backend),
+                            .halo = halo_mode, .nranks = nranks,
                             .threads = omp_get_max_threads(), .argc = argc, .argv = argv,
                             .start_time = start_time};
     report_summary(cfg, &result.sched, &result, &info, comm);

@@ -65,6 +65,7 @@ static void json_figures(cJSON *o, const report_ctx *c) {
     const gol_run_result *res = c->res;
     cJSON_AddStringToObject(o, "version", GOLMPI_VERSION);
     cJSON_AddStringToObject(o, "backend", c->info->backend);
+    cJSON_AddStringToObject(o, "kernel", c->info->kernel);
     cJSON_AddStringToObject(o, "halo", c->info->halo);
     add_int(o, "halo_depth", res->times.halo_depth);
     add_int(o, "halo_messages", c->halo_messages);
@@ -231,11 +232,11 @@ static void print_summary(const report_ctx *c) {
     const gol_report_info *info = c->info;
     const double *m = c->t->max;
     printf("golmpi %s: %lld x %lld %s %s, generations %lld..%lld on %d rank%s "
-           "(%s backend, %s halo, %d thread%s/rank)\n",
+           "(%s backend, %s kernel, %s halo, %d thread%s/rank)\n",
            GOLMPI_VERSION, (long long)cfg->width, (long long)cfg->height,
            config_boundary_name(cfg->boundary), cfg->rule_text, (long long)c->sched->g_start,
            (long long)c->sched->g_end, info->nranks, info->nranks == 1 ? "" : "s", info->backend,
-           info->halo, info->threads, info->threads == 1 ? "" : "s");
+           info->kernel, info->halo, info->threads, info->threads == 1 ? "" : "s");
     printf("  wall time   %10.3f s   %.3e cell updates/s\n", res->wall_s,
            per_s(c->updates, res->wall_s));
     printf("  compute     %10.3f s   %.3e cell updates/s (max over ranks)\n", m[T_COMPUTE],

@@ -11,7 +11,7 @@
 #include "src/run.h"
 
 typedef struct gol_report_info {
-    const char *backend, *halo;
+    const char *backend, *kernel, *halo;
     int nranks, threads;
     int argc; /* the command line, for --stats */
     char *const *argv;

@@ -34,7 +34,7 @@ FIELDS = {
     "hosts": lambda v: isinstance(v, list) and v and all(
         isinstance(h, dict) and is_str(h.get("name")) and is_int(h.get("ranks"))
         and isinstance(h.get("rank_list"), list) for h in v),
-    "threads": is_int, "git_commit": is_str,
+    "threads": is_int, "git_commit": is_str, "kernel": is_str,
     "versions": lambda v: isinstance(v, dict) and all(is_str(v.get(k)) for k in VERSION_KEYS),
     "times_over_ranks": lambda v: isinstance(v, dict) and all(
         isinstance(v.get(k), dict) and all(is_num(v[k].get(s)) for s in ("min", "mean", "max"))
