@@ -4,11 +4,12 @@
  *
  * Each word's column sum (core/life_word.h, the sliding window) is made once and kept in
  * registers while a strip of LANES vectors walks down the rows: per word and generation three
- * loads, one store and the rule's operations, with no sums going through memory. A row of the
- * interior is covered by strips of LANES vectors, the last one moved back to end at the row's
- * last interior word (it computes some words twice, the same values); rows too narrow for that
- * take strips of one vector, and the words left over and the two row ends (wrap or dead cells,
- * the last word's mask) walk down one word at a time. */
+ * loads, one store and the rule's operations, with no sums going through memory. A row's first
+ * and last VW words are one vector each, with the cells across the row ends (wrap or dead) shifted
+ * into their end lanes; the interior between them is covered by strips of LANES vectors (or of
+ * one, if it is narrower than LANES), the last one moved back to end where the last vector
+ * starts (it computes some words twice, the same values). Rows narrower than 2 VW + 1 words walk
+ * their ends, and what no vector covers, one word at a time. */
 #include "kernels/cpu_strip.h"
 
 #include <string.h>
@@ -84,23 +85,101 @@ static ALWAYS_INLINE void column(const uint64_t *src, uint64_t *dst, int64_t j, 
     }
 }
 
-static ALWAYS_INLINE void rows(const uint64_t *src, uint64_t *dst, int64_t lo, int64_t hi,
-                               int64_t nw, int64_t width, int torus, gol_rule rule) {
+/* The two vectors at the row ends: the first holds words [0, VW), the last [nw - VW, nw). The
+ * cell across the row end (the other end's when the columns wrap, else dead) goes into the end
+ * lane by a lane shift, so nothing is read outside the row. */
+#if CPU_STRIP_VECTOR_BYTES == 64
+#define LANES_FROM_WEST(in, c) __builtin_shufflevector(in, c, 0, 8, 9, 10, 11, 12, 13, 14)
+#define LANES_FROM_EAST(c, in) __builtin_shufflevector(c, in, 1, 2, 3, 4, 5, 6, 7, 8)
+#elif CPU_STRIP_VECTOR_BYTES == 32
+#define LANES_FROM_WEST(in, c) __builtin_shufflevector(in, c, 0, 4, 5, 6)
+#define LANES_FROM_EAST(c, in) __builtin_shufflevector(c, in, 1, 2, 3, 4)
+#elif CPU_STRIP_VECTOR_BYTES == 16
+#define LANES_FROM_WEST(in, c) __builtin_shufflevector(in, c, 0, 2)
+#define LANES_FROM_EAST(c, in) __builtin_shufflevector(c, in, 1, 2)
+#else
+#error "CPU_STRIP_VECTOR_BYTES is 16, 32 or 64"
+#endif
+
+typedef struct row_ends {
+    int64_t nw;
+    int last_pos; /* bit of the last cell in the last word */
+    int torus;
+    gol_vec east_pos; /* where the east neighbour goes: bit 63, last_pos in the row's last word */
+    gol_vec mask;     /* all ones, the last word's cells in the last lane */
+} row_ends;
+
+static ALWAYS_INLINE gol_vec splat(uint64_t x) { return (gol_vec){0} | x; }
+
+static ALWAYS_INLINE row_ends ends_of(int64_t nw, int64_t width, int torus) {
+    row_ends e = {nw, (int)((width - 1) & 63), torus, splat(63), splat(~(uint64_t)0)};
+    e.east_pos[VW - 1] = (uint64_t)e.last_pos;
+    e.mask[VW - 1] = gol_row_last_mask(width);
+    return e;
+}
+
+/* The column sums of a row's first VW words, or of its last VW. */
+static ALWAYS_INLINE gol_sum3_vec sum_end(const uint64_t *row, const row_ends *e, int last) {
+    if (!last) {
+        gol_vec c = load(row);
+        uint64_t across = e->torus ? row[e->nw - 1] >> e->last_pos : 0; /* bit 0 */
+        gol_vec west_in = LANES_FROM_WEST(splat(across << 63), c) >> 63;
+        return gol_sum3_of_vec(gol_west_vec(c, west_in), c, gol_east_vec(c, load(row + 1) & 1, 63));
+    }
+    const uint64_t *p = row + e->nw - VW;
+    gol_vec c = load(p);
+    gol_vec east_in = LANES_FROM_EAST(c, splat(e->torus ? row[0] : 0)) & 1;
+    return gol_sum3_of_vec(gol_west_vec(c, load(p - 1) >> 63), c,
+                           (c >> 1) | (east_in << e->east_pos));
+}
+
+/* The first or the last VW words of rows [lo, hi), the sums walking down as in strip. */
+static ALWAYS_INLINE void end_strip(const uint64_t *src, uint64_t *dst, int last, int64_t lo,
+                                    int64_t hi, const row_ends *e, gol_rule rule) {
+    int64_t nw = e->nw, j = last ? nw - VW : 0;
+    gol_sum3_vec above = sum_end(src + (lo - 1) * nw, e, last);
+    gol_sum3_vec at = sum_end(src + lo * nw, e, last);
+    for (int64_t r = lo; r < hi; r++) {
+        gol_sum3_vec below = sum_end(src + (r + 1) * nw, e, last);
+        gol_vec next = gol_sum_next_vec(above, at, below, load(src + r * nw + j), rule);
+        store(dst + r * nw + j, last ? next & e->mask : next);
+        above = at;
+        at = below;
+    }
+}
+
+/* Rows of fewer than 2 VW + 1 words: the row ends one word at a time, the interior in vectors
+ * where it holds one, the rest one word at a time. */
+static ALWAYS_INLINE void narrow_rows(const uint64_t *src, uint64_t *dst, int64_t lo, int64_t hi,
+                                      int64_t nw, int64_t width, int torus, gol_rule rule) {
     column(src, dst, 0, lo, hi, nw, width, torus, rule);
     if (nw == 1) return;
     column(src, dst, nw - 1, lo, hi, nw, width, torus, rule);
-    int64_t first = 1, end = nw - 1; /* the interior words, [first, end) */
-    int64_t wide = (int64_t)LANES * VW;
-    if (end - first >= wide) {
-        for (int64_t j = first; j < end; j += wide)
-            strip(src, dst, j + wide <= end ? j : end - wide, LANES, lo, hi, nw, rule);
+    int64_t j = 1;
+    for (; j + VW <= nw - 1; j += VW)
+        strip(src, dst, j, 1, lo, hi, nw, rule);
+    for (; j < nw - 1; j++)
+        column(src, dst, j, lo, hi, nw, width, torus, rule);
+}
+
+static ALWAYS_INLINE void rows(const uint64_t *src, uint64_t *dst, int64_t lo, int64_t hi,
+                               int64_t nw, int64_t width, int torus, gol_rule rule) {
+    if (nw < 2 * VW + 1) {
+        narrow_rows(src, dst, lo, hi, nw, width, torus, rule);
         return;
     }
-    int64_t j = first;
-    for (; j + VW <= end; j += VW)
-        strip(src, dst, j, 1, lo, hi, nw, rule);
-    for (; j < end; j++)
-        column(src, dst, j, lo, hi, nw, width, torus, rule);
+    row_ends e = ends_of(nw, width, torus);
+    end_strip(src, dst, 0, lo, hi, &e, rule);
+    end_strip(src, dst, 1, lo, hi, &e, rule);
+    /* the interior [VW, nw - VW), at least one word; its strips start on vector boundaries of the
+     * row (aligned when the row is), the last one moved back to end at nw - VW */
+    int64_t end = nw - VW, n = end - VW >= (int64_t)LANES * VW ? LANES : 1, wide = n * VW;
+    for (int64_t j = VW; j < end; j += wide) {
+        if (n == LANES)
+            strip(src, dst, j + wide <= end ? j : end - wide, LANES, lo, hi, nw, rule);
+        else
+            strip(src, dst, j + wide <= end ? j : end - wide, 1, lo, hi, nw, rule);
+    }
 }
 
 #define CAT3(a, b, c) a##b##c
