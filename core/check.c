@@ -87,6 +87,16 @@ void *gol_xmalloc(size_t bytes) {
     return p;
 }
 
+void *gol_xmalloc_aligned(size_t bytes, size_t align) {
+    void *p = NULL;
+    if (posix_memalign(&p, align, bytes ? bytes : 1) != 0) {
+        char what[80];
+        snprintf(what, sizeof what, "posix_memalign(%zu, %zu)", align, bytes);
+        gol_die(__FILE__, __LINE__, what, "system", "out of host memory");
+    }
+    return p;
+}
+
 void *gol_xcalloc(size_t count, size_t size) {
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) {

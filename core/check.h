@@ -62,5 +62,8 @@ void gol_die_nccl(const char *file, int line, const char *call, ncclResult_t rc)
 /* malloc that never returns NULL: running out of host memory is a failure like any other. */
 void *gol_xmalloc(size_t bytes);
 void *gol_xcalloc(size_t count, size_t size);
+/* bytes at an address that is a multiple of align (a power of two, at least sizeof(void *)),
+ * uninitialised; free() frees it. */
+void *gol_xmalloc_aligned(size_t bytes, size_t align);
 
 #endif

@@ -126,6 +126,18 @@ static void run_pass(cpu_backend *c, int64_t gens, bool posted) {
         step_gen(c, i, pass_whole_rows(&p, i));
 }
 
+/* A grid buffer on a cache line, so that rows of a multiple of 8 words keep the strips' vector
+ * loads and stores off line boundaries (kernels/cpu_strip.c; calloc's large blocks start 16 bytes
+ * into a page, which cost 15-20%). Zeroed by the threads that compute it, each its share, so
+ * that the pages sit near them; halo rows past a dead boundary stay zero for the whole run. */
+static uint64_t *zeroed_grid(int64_t words) {
+    uint64_t *g = gol_xmalloc_aligned((size_t)words * sizeof(uint64_t), 64);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < words; i += 4096)
+        memset(g + i, 0, (size_t)(words - i < 4096 ? words - i : 4096) * sizeof(uint64_t));
+    return g;
+}
+
 static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
                         MPI_Comm comm) {
     const halo_mode *mode = halo_mode_find(halo, HALO_MEM_HOST);
@@ -144,9 +156,8 @@ static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config
     c->nthreads = omp_get_max_threads();
     c->tile_rows_set = tile_rows_setting();
     int64_t nw = slab->nwords, words = (slab->rows + 2 * c->depth) * nw;
-    /* calloc: halo rows past a dead boundary stay zero for the whole run */
     for (int b = 0; b < 2; b++)
-        c->grid[b] = gol_xcalloc((size_t)words, sizeof(uint64_t));
+        c->grid[b] = zeroed_grid(words);
     c->send = gol_xcalloc((size_t)(2 * c->depth * nw), sizeof(uint64_t));
     c->halo = halo_create(mode, slab, c->depth, comm, NULL, cfg->timeout_s);
     return c;
