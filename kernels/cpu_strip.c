@@ -9,7 +9,7 @@
  * into their end lanes; the interior between them is covered by strips of LANES vectors (or of
  * one, if it is narrower than LANES), the last one moved back to end where the last vector
  * starts (it computes some words twice, the same values). Rows narrower than 2 VW + 1 words walk
- * their ends, and what no vector covers, one word at a time. */
+ * their two end words one at a time, and their interior too if it is narrower than a vector. */
 #include "kernels/cpu_strip.h"
 
 #include <string.h>
@@ -149,16 +149,21 @@ static ALWAYS_INLINE void end_strip(const uint64_t *src, uint64_t *dst, int last
 }
 
 /* Rows of fewer than 2 VW + 1 words: the row ends one word at a time, the interior in vectors
- * where it holds one, the rest one word at a time. */
+ * (the last moved back to end at the last interior word) if it holds one, else a word at a
+ * time. */
 static ALWAYS_INLINE void narrow_rows(const uint64_t *src, uint64_t *dst, int64_t lo, int64_t hi,
                                       int64_t nw, int64_t width, int torus, gol_rule rule) {
     column(src, dst, 0, lo, hi, nw, width, torus, rule);
     if (nw == 1) return;
     column(src, dst, nw - 1, lo, hi, nw, width, torus, rule);
-    int64_t j = 1;
-    for (; j + VW <= nw - 1; j += VW)
-        strip(src, dst, j, 1, lo, hi, nw, rule);
-    for (; j < nw - 1; j++)
+    int64_t end =
+        nw - 1; /* the interior [1, end): in vectors, the last moved back, if it holds one */
+    if (end - 1 >= VW) {
+        for (int64_t j = 1; j < end; j += VW)
+            strip(src, dst, j + VW <= end ? j : end - VW, 1, lo, hi, nw, rule);
+        return;
+    }
+    for (int64_t j = 1; j < end; j++)
         column(src, dst, j, lo, hi, nw, width, torus, rule);
 }
 
