@@ -317,11 +317,11 @@ GOL_HD inline bool deep_row_live(const deep_args &a, int64_t r) {
 
 /* Load phase of input row i: the word loaded a row ago goes in, row i + 1's is loaded (dead rows
  * and words are never read: src may hold anything there). */
-template <int K>
+template <int K, bool AllLive>
 GOL_HD inline void deep_load(deep_lane<K> &L, const deep_args &a, int64_t i, int64_t end) {
     L.x = L.ahead;
     int64_t r = i + 1;
-    bool read = r < end && L.j >= 0 && deep_row_live(a, r);
+    bool read = r < end && L.j >= 0 && (AllLive || deep_row_live(a, r));
     L.ahead = read ? a.src[r * a.g.nwords + L.j] : 0;
 }
 
@@ -396,37 +396,50 @@ template <int K> struct host_warp {
     }
 };
 
-/* A warp's whole work, phase by phase: tiles threadIdx.y + blockDim.y * blockIdx.y, + the
- * grid's warps along y, ... of strip blockIdx.x; in each tile, per input row a load phase, then
- * per generation a send phase, the exchange and a level phase, then a store phase. Every lane
- * takes part in every phase (the shuffles need the whole warp); what it keeps is in its mask. */
+/* One tile of output rows [r0, r1), phase by phase: per input row a load phase, then per
+ * generation a send phase, the exchange and a level phase, then a store phase. Every lane takes
+ * part in every phase (the shuffles need the whole warp); what it keeps is in its mask. AllLive:
+ * every row the tile reads or makes is inside [live_begin, live_end), so the per-generation
+ * dead-row test folds away (most tiles: only those at a dead boundary test). */
+template <int K, bool Conway, bool Ragged, bool AllLive, class Warp>
+GOL_HD inline void deep_tile(Warp &w, const thread_ix &ix, const deep_args &a, int64_t r0,
+                             int64_t r1, uint64_t fill) {
+    const gol_rule rule = kernel_rule<Conway>(a.g.rule);
+    const int64_t first = r0 - K, end = r1 + K;
+    for (int l = 0; l < Warp::kLanes; l++) {
+        deep_lane_start(w.lane(l), a, ix.bid.x, w.lane_id(l), fill);
+        deep_prime(w.lane(l), a, first);
+    }
+    for (int64_t i = first; i < end; i++) {
+        for (int l = 0; l < Warp::kLanes; l++) deep_load<K, AllLive>(w.lane(l), a, i, end);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int g = 0; g < K; g++) {
+            const uint64_t keep = AllLive || deep_row_live(a, i - g - 1) ? ~(uint64_t)0 : 0;
+            for (int l = 0; l < Warp::kLanes; l++) deep_send<K, Ragged>(w.lane(l));
+            w.exchange();
+            for (int l = 0; l < Warp::kLanes; l++)
+                deep_level<K, Ragged>(w.lane(l), g, rule, keep);
+        }
+        if (i - K >= r0)
+            for (int l = 0; l < Warp::kLanes; l++) deep_store(w.lane(l), a, i - K);
+    }
+}
+
+/* A warp's whole work: tiles threadIdx.y + blockDim.y * blockIdx.y, + the grid's warps along y,
+ * ... of strip blockIdx.x. A tile reads input rows [r0 - K, r1 + K) and tests rows down to
+ * r0 - 2K (generation g of input row i is row i - g - 1). */
 template <int K, bool Conway, bool Ragged, class Warp>
 GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, uint64_t fill) {
-    const gol_rule rule = kernel_rule<Conway>(a.g.rule);
     const int64_t warps_y = (int64_t)ix.grid.y * ix.block.y;
     for (int64_t t = (int64_t)ix.bid.y * ix.block.y + ix.tid.y; t < a.tiles; t += warps_y) {
         const int64_t r0 = a.row_begin + t * a.tile_rows;
         const int64_t r1 = r0 + a.tile_rows < a.row_end ? r0 + a.tile_rows : a.row_end;
-        const int64_t first = r0 - K, end = r1 + K;
-        for (int l = 0; l < Warp::kLanes; l++) {
-            deep_lane_start(w.lane(l), a, ix.bid.x, w.lane_id(l), fill);
-            deep_prime(w.lane(l), a, first);
-        }
-        for (int64_t i = first; i < end; i++) {
-            for (int l = 0; l < Warp::kLanes; l++) deep_load(w.lane(l), a, i, end);
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-            for (int g = 0; g < K; g++) {
-                const uint64_t keep = deep_row_live(a, i - g - 1) ? ~(uint64_t)0 : 0;
-                for (int l = 0; l < Warp::kLanes; l++) deep_send<K, Ragged>(w.lane(l));
-                w.exchange();
-                for (int l = 0; l < Warp::kLanes; l++)
-                    deep_level<K, Ragged>(w.lane(l), g, rule, keep);
-            }
-            if (i - K >= r0)
-                for (int l = 0; l < Warp::kLanes; l++) deep_store(w.lane(l), a, i - K);
-        }
+        if (r0 - 2 * K >= a.live_begin && r1 + K <= a.live_end)
+            deep_tile<K, Conway, Ragged, true>(w, ix, a, r0, r1, fill);
+        else
+            deep_tile<K, Conway, Ragged, false>(w, ix, a, r0, r1, fill);
     }
 }
 
