@@ -395,6 +395,12 @@ static gol_status apply_output(const gol_option *o, const char *a, option_contex
     const char *slash = strrchr(a, '/');
     if (strcmp(slash ? slash + 1 : a, ".h5") == 0)
         return gol_fail(GOL_EXIT_USAGE, "--output: '%s' has no name before .h5", a);
+    /* The XDMF file names each chunk's frames as "FILE:/frames_2d/n"; its readers split there */
+    if (strchr(slash ? slash + 1 : a, ':'))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--output: '%s': a ':' in the file name breaks the XDMF file's references "
+                        "(FILE:/dataset) that ParaView follows; choose a name without ':'",
+                        a);
     return gol_ok();
 }
 

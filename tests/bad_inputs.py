@@ -79,6 +79,8 @@ def cases(pat):
          "notes.txt", {"notes.txt": b"not a golmpi file\n"}),
         ("--output not .h5", small + ["--output", "life.hdf5"], USAGE,
          "--output: 'life.hdf5' does not end in .h5", {}),
+        ("--output with a colon", small + ["--output", "run:1.h5"], USAGE,
+         "--output: 'run:1.h5': a ':' in the file name", {}),
         ("--no-output with --output", small + ["--no-output", "--output", "a.h5"], USAGE,
          "--no-output and --output", {}),
         ("--chunk 0", small + ["--chunk", "0"], USAGE, "--chunk: '0'", {}),
