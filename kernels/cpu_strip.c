@@ -88,15 +88,21 @@ static ALWAYS_INLINE void column(const uint64_t *src, uint64_t *dst, int64_t j, 
 /* The two vectors at the row ends: the first holds words [0, VW), the last [nw - VW, nw). The
  * cell across the row end (the other end's when the columns wrap, else dead) goes into the end
  * lane by a lane shift, so nothing is read outside the row. */
+#if defined(__clang__) || __GNUC__ >= 12
+#define SHUFFLE2(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else /* gcc before 12 (RHEL 8's 8, say) has only __builtin_shuffle, with the indices a vector */
+typedef int64_t gol_vec_index __attribute__((vector_size(CPU_STRIP_VECTOR_BYTES)));
+#define SHUFFLE2(a, b, ...) __builtin_shuffle(a, b, (gol_vec_index){__VA_ARGS__})
+#endif
 #if CPU_STRIP_VECTOR_BYTES == 64
-#define LANES_FROM_WEST(in, c) __builtin_shufflevector(in, c, 0, 8, 9, 10, 11, 12, 13, 14)
-#define LANES_FROM_EAST(c, in) __builtin_shufflevector(c, in, 1, 2, 3, 4, 5, 6, 7, 8)
+#define LANES_FROM_WEST(in, c) SHUFFLE2(in, c, 0, 8, 9, 10, 11, 12, 13, 14)
+#define LANES_FROM_EAST(c, in) SHUFFLE2(c, in, 1, 2, 3, 4, 5, 6, 7, 8)
 #elif CPU_STRIP_VECTOR_BYTES == 32
-#define LANES_FROM_WEST(in, c) __builtin_shufflevector(in, c, 0, 4, 5, 6)
-#define LANES_FROM_EAST(c, in) __builtin_shufflevector(c, in, 1, 2, 3, 4)
+#define LANES_FROM_WEST(in, c) SHUFFLE2(in, c, 0, 4, 5, 6)
+#define LANES_FROM_EAST(c, in) SHUFFLE2(c, in, 1, 2, 3, 4)
 #elif CPU_STRIP_VECTOR_BYTES == 16
-#define LANES_FROM_WEST(in, c) __builtin_shufflevector(in, c, 0, 2)
-#define LANES_FROM_EAST(c, in) __builtin_shufflevector(c, in, 1, 2)
+#define LANES_FROM_WEST(in, c) SHUFFLE2(in, c, 0, 2)
+#define LANES_FROM_EAST(c, in) SHUFFLE2(c, in, 1, 2)
 #else
 #error "CPU_STRIP_VECTOR_BYTES is 16, 32 or 64"
 #endif
