@@ -47,30 +47,6 @@ static ALWAYS_INLINE gol_sum3_vec sum_at(const uint64_t *p) {
                            gol_east_vec(c, load(p + 1) & 1, 63));
 }
 
-/* Words [j, j + n VW) of rows [lo, hi), 1 <= j and j + n VW <= nw - 1. */
-static ALWAYS_INLINE void strip(const uint64_t *src, uint64_t *dst, int64_t j, int n, int64_t lo,
-                                int64_t hi, int64_t nw, gol_rule rule) {
-    gol_sum3_vec above[LANES], at[LANES];
-    gol_vec centre[LANES];
-    const uint64_t *p = src + (lo - 1) * nw + j;
-    for (int l = 0; l < n; l++) {
-        above[l] = sum_at(p + l * VW);
-        at[l] = sum_at(p + nw + l * VW);
-        centre[l] = load(p + nw + l * VW);
-    }
-    for (int64_t r = lo; r < hi; r++) {
-        const uint64_t *below_row = src + (r + 1) * nw + j;
-        uint64_t *out = dst + r * nw + j;
-        for (int l = 0; l < n; l++) {
-            gol_sum3_vec below = sum_at(below_row + l * VW);
-            store(out + l * VW, gol_sum_next_vec(above[l], at[l], below, centre[l], rule));
-            above[l] = at[l];
-            at[l] = below;
-            centre[l] = load(below_row + l * VW);
-        }
-    }
-}
-
 /* Word j of rows [lo, hi), one word at a time, with the row ends' wrap or dead cells. */
 static ALWAYS_INLINE void column(const uint64_t *src, uint64_t *dst, int64_t j, int64_t lo,
                                  int64_t hi, int64_t nw, int64_t width, int torus, gol_rule rule) {
@@ -139,58 +115,73 @@ static ALWAYS_INLINE gol_sum3_vec sum_end(const uint64_t *row, const row_ends *e
                            (c >> 1) | (east_in << e->east_pos));
 }
 
-/* The first or the last VW words of rows [lo, hi), the sums walking down as in strip. */
-static ALWAYS_INLINE void end_strip(const uint64_t *src, uint64_t *dst, int last, int64_t lo,
-                                    int64_t hi, const row_ends *e, gol_rule rule) {
-    int64_t nw = e->nw, j = last ? nw - VW : 0;
-    gol_sum3_vec above = sum_end(src + (lo - 1) * nw, e, last);
-    gol_sum3_vec at = sum_end(src + lo * nw, e, last);
+enum { INTERIOR, FIRST, LAST }; /* where a strip sits in the row */
+
+static ALWAYS_INLINE gol_sum3_vec sum_of(const uint64_t *row, int64_t j, int where,
+                                         const row_ends *e) {
+    return where == INTERIOR ? sum_at(row + j) : sum_end(row, e, where == LAST);
+}
+
+/* Words [j, j + n VW) of rows [lo, hi): interior words (1 <= j, j + n VW <= nw - 1), or, with
+ * n = 1, the row's FIRST or LAST VW words. */
+static ALWAYS_INLINE void strip(const uint64_t *src, uint64_t *dst, int64_t j, int n, int where,
+                                int64_t lo, int64_t hi, const row_ends *e, gol_rule rule) {
+    const int64_t nw = e->nw;
+    gol_sum3_vec above[LANES], at[LANES];
+    gol_vec centre[LANES];
+    for (int l = 0; l < n; l++) {
+        above[l] = sum_of(src + (lo - 1) * nw, j + l * VW, where, e);
+        at[l] = sum_of(src + lo * nw, j + l * VW, where, e);
+        centre[l] = load(src + lo * nw + j + l * VW);
+    }
     for (int64_t r = lo; r < hi; r++) {
-        gol_sum3_vec below = sum_end(src + (r + 1) * nw, e, last);
-        gol_vec next = gol_sum_next_vec(above, at, below, load(src + r * nw + j), rule);
-        store(dst + r * nw + j, last ? next & e->mask : next);
-        above = at;
-        at = below;
+        const uint64_t *below_row = src + (r + 1) * nw;
+        uint64_t *out = dst + r * nw + j;
+        for (int l = 0; l < n; l++) {
+            gol_sum3_vec below = sum_of(below_row, j + l * VW, where, e);
+            gol_vec next = gol_sum_next_vec(above[l], at[l], below, centre[l], rule);
+            store(out + l * VW, where == LAST ? next & e->mask : next);
+            above[l] = at[l];
+            at[l] = below;
+            centre[l] = load(below_row + j + l * VW);
+        }
     }
 }
 
-/* Rows of fewer than 2 VW + 1 words: the row ends one word at a time, the interior in vectors
- * (the last moved back to end at the last interior word) if it holds one, else a word at a
- * time. */
-static ALWAYS_INLINE void narrow_rows(const uint64_t *src, uint64_t *dst, int64_t lo, int64_t hi,
-                                      int64_t nw, int64_t width, int torus, gol_rule rule) {
-    column(src, dst, 0, lo, hi, nw, width, torus, rule);
-    if (nw == 1) return;
-    column(src, dst, nw - 1, lo, hi, nw, width, torus, rule);
-    int64_t end =
-        nw - 1; /* the interior [1, end): in vectors, the last moved back, if it holds one */
-    if (end - 1 >= VW) {
-        for (int64_t j = 1; j < end; j += VW)
-            strip(src, dst, j + VW <= end ? j : end - VW, 1, lo, hi, nw, rule);
-        return;
-    }
-    for (int64_t j = 1; j < end; j++)
-        column(src, dst, j, lo, hi, nw, width, torus, rule);
+/* Interior words [first, end) in strips of n vectors, the last one moved back to end at `end`
+ * (it computes some words twice, the same values); end - n VW >= 1. */
+static ALWAYS_INLINE void strips(const uint64_t *src, uint64_t *dst, int64_t first, int64_t end,
+                                 int n, int64_t lo, int64_t hi, const row_ends *e, gol_rule rule) {
+    const int64_t wide = n * VW;
+    for (int64_t j = first; j < end; j += wide)
+        strip(src, dst, j + wide <= end ? j : end - wide, n, INTERIOR, lo, hi, e, rule);
 }
 
 static ALWAYS_INLINE void rows(const uint64_t *src, uint64_t *dst, int64_t lo, int64_t hi,
                                int64_t nw, int64_t width, int torus, gol_rule rule) {
+    const row_ends e = ends_of(nw, width, torus);
     if (nw < 2 * VW + 1) {
-        narrow_rows(src, dst, lo, hi, nw, width, torus, rule);
+        /* narrow rows: the two end words one at a time, the interior [1, nw - 1) in vectors if
+         * it holds one, else a word at a time too */
+        column(src, dst, 0, lo, hi, nw, width, torus, rule);
+        if (nw == 1) return;
+        column(src, dst, nw - 1, lo, hi, nw, width, torus, rule);
+        if (nw - 2 >= VW) {
+            strips(src, dst, 1, nw - 1, 1, lo, hi, &e, rule);
+            return;
+        }
+        for (int64_t j = 1; j < nw - 1; j++)
+            column(src, dst, j, lo, hi, nw, width, torus, rule);
         return;
     }
-    row_ends e = ends_of(nw, width, torus);
-    end_strip(src, dst, 0, lo, hi, &e, rule);
-    end_strip(src, dst, 1, lo, hi, &e, rule);
+    strip(src, dst, 0, 1, FIRST, lo, hi, &e, rule);
+    strip(src, dst, nw - VW, 1, LAST, lo, hi, &e, rule);
     /* the interior [VW, nw - VW), at least one word; its strips start on vector boundaries of the
-     * row (aligned when the row is), the last one moved back to end at nw - VW */
-    int64_t end = nw - VW, n = end - VW >= (int64_t)LANES * VW ? LANES : 1, wide = n * VW;
-    for (int64_t j = VW; j < end; j += wide) {
-        if (n == LANES)
-            strip(src, dst, j + wide <= end ? j : end - wide, LANES, lo, hi, nw, rule);
-        else
-            strip(src, dst, j + wide <= end ? j : end - wide, 1, lo, hi, nw, rule);
-    }
+     * row (aligned when the row is) */
+    if (nw - 2 * VW >= (int64_t)LANES * VW)
+        strips(src, dst, VW, nw - VW, LANES, lo, hi, &e, rule);
+    else
+        strips(src, dst, VW, nw - VW, 1, lo, hi, &e, rule);
 }
 
 #define CAT3(a, b, c) a##b##c
