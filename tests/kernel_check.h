@@ -19,6 +19,7 @@
 #include "core/check.h"
 #include "core/rule.h"
 #include "kernels/life_cuda.h"
+#include "tests/xorshift.h"
 
 /* One generation of slab rows 1..rows into next (edge kernel, then the interior kernel on rows
  * 2..rows-1, as the backend runs them), the owned rows of src unpacked into u8 (rows x width) and
@@ -37,12 +38,7 @@ typedef struct kernel_case {
 } kernel_case;
 
 static uint64_t kc_rng_state = 0x853c49e6748fea9bull;
-static uint64_t kc_rng(void) {
-    kc_rng_state ^= kc_rng_state << 13;
-    kc_rng_state ^= kc_rng_state >> 7;
-    kc_rng_state ^= kc_rng_state << 17;
-    return kc_rng_state;
-}
+static uint64_t kc_rng(void) { return xorshift64(&kc_rng_state); }
 
 /* Cell (r, x) of the next generation; cells holds rows + 2 rows of width cells, halos included. */
 static int kc_ref_cell(const uint8_t *cells, int64_t width, int64_t r, int64_t x, int torus,

@@ -11,6 +11,7 @@
 
 #include "core/rule.h"
 #include "kernels/cpu_strip.h"
+#include "tests/xorshift.h"
 
 enum { ROWS = 9, LO = 1, HI = 8 }; /* rows 1..7 computed from rows 0..8 */
 
@@ -18,12 +19,7 @@ static const uint64_t poison = 0xa5a5a5a5deadbeefULL;
 static int failures;
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng(void) { return xorshift64(&rng_state); }
 
 typedef struct strip_case {
     const char *isa, *rule_text;

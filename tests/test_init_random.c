@@ -22,6 +22,7 @@
 #include "kernels/init_cuda.h"
 #endif
 #include "tests/expect.h"
+#include "tests/xorshift.h"
 
 static gol_config make_config(int64_t width, int64_t height, gol_boundary boundary, uint64_t seed,
                               double density) {
@@ -136,12 +137,7 @@ static void emulated_case(uint64_t seed, double density, int64_t row0, int64_t r
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng(void) { return xorshift64(&rng_state); }
 
 static void emulated_cases(void) {
     static const int64_t widths[] = {1, 2, 63, 64, 65, 127, 128, 129, 200, 1001};

@@ -8,14 +8,10 @@
 #include "core/random_start.h"
 #include "src/init.h"
 #include "tests/expect.h"
+#include "tests/xorshift.h"
 
 static uint64_t rng_state = 0x243f6a8885a308d3ULL;
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng(void) { return xorshift64(&rng_state); }
 
 /* The word as the definition builds it, one cell at a time. */
 static uint64_t word_from_cells(uint64_t seed, uint64_t threshold, int64_t row, int64_t w,

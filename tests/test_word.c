@@ -5,16 +5,12 @@
 #include <string.h>
 
 #include "core/life_word.h"
+#include "tests/xorshift.h"
 
 static int failures;
 
 static uint64_t rng_state = 0x243f6a8885a308d3ULL;
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng(void) { return xorshift64(&rng_state); }
 
 static int naive(gol_rule rule, int alive, int n) {
     return alive ? (rule.survive >> n) & 1 : (rule.birth >> n) & 1;
