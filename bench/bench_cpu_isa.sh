@@ -9,6 +9,8 @@
 #   env: SIZES ("4096 16384"), STEPS ("4000 300", one per size), ISAS ("base avx2 avx512"),
 #        REPEAT (3), RULE (B3/S23)
 set -euo pipefail
+# shellcheck source=bench/stats.sh
+source "$(dirname "$0")/stats.sh"
 SIZES=${SIZES:-"4096 16384"} STEPS=${STEPS:-"4000 300"} ISAS=${ISAS:-"base avx2 avx512"}
 REPEAT=${REPEAT:-3} RULE=${RULE:-B3/S23}
 bin=$(realpath "${1:-build/golmpi}")
@@ -24,7 +26,7 @@ run() {
     grep -q "GOLMPI_CPU_ISA=$isa" "$work/err" || { cat "$work/err" >&2; exit 1; }
     return 0
   fi
-  python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['cell_updates_per_s'], s['population'], s['kernel'])" "$json"
+  stats_fields "$json" cell_updates_per_s population kernel
 }
 
 echo "golmpi: $bin"

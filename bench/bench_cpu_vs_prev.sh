@@ -12,6 +12,8 @@
 #        RULE (B3/S23), REV (HEAD~1), JOBS (2: build parallelism)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/stats.sh
+source "$here/stats.sh"
 repo=$(cd "$here/.." && pwd)
 SIZES=${SIZES:-"4096 16384"} STEPS=${STEPS:-"10000 1000"} RANKS=${RANKS:-2} REPEAT=${REPEAT:-3}
 RULE=${RULE:-B3/S23} REV=${REV:-HEAD~1} JOBS=${JOBS:-2}
@@ -43,7 +45,7 @@ run() {
   local bin=$1 size=$2 steps=$3 json="$work/stats.json"
   "${mpiexec[@]}" "$bin" --backend cpu --size "$size" --steps "$steps" --rule "$RULE" --seed 1 \
     --density 0.5 --no-output --quiet --stats "$json"
-  python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['cell_updates_per_s'], s['population'])" "$json"
+  stats_fields "$json" cell_updates_per_s population
 }
 
 echo "old: $old"

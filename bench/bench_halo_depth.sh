@@ -11,6 +11,8 @@
 #   env: SIZES ("4096 16384"), STEPS ("1024 128", one per size), DEPTHS ("1 2 4 8 16 auto"),
 #        RANKS (2), REPEAT (3), RULE (B3/S23)
 set -euo pipefail
+# shellcheck source=bench/stats.sh
+source "$(dirname "$0")/stats.sh"
 SIZES=${SIZES:-"4096 16384"} STEPS=${STEPS:-"1024 128"} DEPTHS=${DEPTHS:-"1 2 4 8 16 auto"}
 RANKS=${RANKS:-2} REPEAT=${REPEAT:-3} RULE=${RULE:-B3/S23}
 bin=$(realpath "${1:-build/golmpi}")
@@ -24,7 +26,7 @@ run() {
   local size=$1 steps=$2 depth=$3 json="$work/stats.json"
   "${mpiexec[@]}" "$bin" --backend cpu --size "$size" --steps "$steps" --rule "$RULE" --seed 1 \
     --density 0.5 --halo-depth "$depth" --no-output --quiet --stats "$json"
-  python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['cell_updates_per_s'], s['halo_depth'], s['halo_messages'], s['halo_s'], s['population'])" "$json"
+  stats_fields "$json" cell_updates_per_s halo_depth halo_messages halo_s population
 }
 
 echo "golmpi: $bin"

@@ -33,19 +33,19 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total --f
 "${mpiexec[@]}" "$golmpi" --backend cuda --size 64 --steps 1 --no-output --quiet || {
   rc=$?; echo "golmpi --backend cuda failed (exit $rc): no GPU on some rank?" >&2; exit "$rc"; }
 
-# field NAME of a --stats JSON file
-field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+# shellcheck source=bench/stats.sh
+source "$(dirname "$0")/stats.sh"
 
 # run NAME ARGS...: one golmpi run with --stats, then a line of its figures
 run() {
   local name=$1; shift
   "${mpiexec[@]}" "$golmpi" --backend cuda --quiet --force --stats "$work/$name.json" "$@"
   local gens wall halo frame io
-  gens=$(field "$work/$name.json" generations)
-  wall=$(field "$work/$name.json" wall_s)
-  halo=$(field "$work/$name.json" halo_s)
-  frame=$(field "$work/$name.json" frame_s)
-  io=$(field "$work/$name.json" io_write_s)
+  gens=$(stats_fields "$work/$name.json" generations)
+  wall=$(stats_fields "$work/$name.json" wall_s)
+  halo=$(stats_fields "$work/$name.json" halo_s)
+  frame=$(stats_fields "$work/$name.json" frame_s)
+  io=$(stats_fields "$work/$name.json" io_write_s)
   python3 - "$name" "$gens" "$wall" "$halo" "$frame" "$io" "$size" <<'PY'
 import sys
 name, gens, wall, halo, frame, io, size = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:7]), int(sys.argv[7])
@@ -60,7 +60,7 @@ for size in $SIZES; do
   # calibration: a short run gives the rate, and the rate the steps for TARGET seconds
   "${mpiexec[@]}" "$golmpi" --backend cuda --size "$size" --steps 200 --no-output --quiet \
     --stats "$work/calib.json"
-  rate=$(field "$work/calib.json" cell_updates_per_s)
+  rate=$(stats_fields "$work/calib.json" cell_updates_per_s)
   steps=$(python3 -c "print(max(100, int($TARGET * $rate / ($size * $size))))")
   every=$(( steps / FRAMES > 0 ? steps / FRAMES : 1 ))
   # u8 frames of 65536^2 are 4 GiB each: packed keeps the disk and the D2H reasonable there
