@@ -17,10 +17,10 @@ struct gol_backend {
     void *impl;
 };
 
-/* The CPU backend's halo mode, once GOLMPI_CPU_ISA (if set) names a kernel the CPU runs: "auto"
- * is MPI; a mode with no host form needs the GPU. The parser already refuses --backend cpu with
- * --halo nccl, so this speaks to --backend auto without GPUs. */
-static gol_status cpu_halo(const char *asked, const char **halo) {
+/* The CPU backend's choices: its kernel (GOLMPI_CPU_ISA, if set, must name one the CPU runs) and
+ * its halo mode ("auto" is MPI; a mode with no host form needs the GPU. The parser already
+ * refuses --backend cpu with --halo nccl, so this speaks to --backend auto without GPUs). */
+static gol_status cpu_select(const char *asked, const char **halo) {
     const char *bad_isa;
     if (!cpu_strip_pick(&bad_isa))
         return gol_fail(GOL_EXIT_USAGE,
@@ -63,7 +63,7 @@ static gol_status select_kind(const gol_config *cfg, MPI_Comm comm, gol_backend_
     const char *asked = cfg->halo; /* a mode name or "auto" */
     if (cfg->backend == GOL_BACKEND_CPU) {
         *backend = GOL_BACKEND_CPU;
-        return cpu_halo(asked, halo);
+        return cpu_select(asked, halo);
     }
 #ifdef GOLMPI_HAVE_CUDA
     char why[256] = "";
@@ -84,7 +84,7 @@ static gol_status select_kind(const gol_config *cfg, MPI_Comm comm, gol_backend_
     snprintf(notice, notice_len, "golmpi: built without CUDA; using the CPU backend");
 #endif
     *backend = GOL_BACKEND_CPU;
-    return cpu_halo(asked, halo);
+    return cpu_select(asked, halo);
 }
 
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
