@@ -11,14 +11,16 @@ execute_process(COMMAND id -u OUTPUT_VARIABLE GOLMPI_UID OUTPUT_STRIP_TRAILING_W
 if(GOLMPI_UID STREQUAL "0")
   list(APPEND GOLMPI_MPIEXEC_FLAGS --allow-run-as-root)
 endif()
-string(JOIN " " GOLMPI_MPIEXEC_LINE ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS} ${MPIEXEC_NUMPROC_FLAG})
+string(JOIN " " GOLMPI_MPIEXEC_LINE
+  ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS} ${MPIEXEC_NUMPROC_FLAG})
 
 # golmpi_python_with(<var> "<modules>"): the first Python that imports them, or "". Debian's
 # python3-h5py lives in /usr/bin/python3, which a pyenv or venv python3 on PATH may hide.
 function(golmpi_python_with var modules)
   set(found "")
   foreach(py /usr/bin/python3 ${Python3_EXECUTABLE})
-    execute_process(COMMAND ${py} -c "import ${modules}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    execute_process(COMMAND ${py} -c "import ${modules}" RESULT_VARIABLE rc
+                    OUTPUT_QUIET ERROR_QUIET)
     if(rc EQUAL 0)
       set(found ${py})
       break()
@@ -38,7 +40,8 @@ if(GOLMPI_H5PY_PYTHON)
   set(Python3_EXECUTABLE ${GOLMPI_H5PY_PYTHON})
 else()
   message(WARNING "no Python with h5py and numpy (apt-get install python3-h5py): the integration "
-    "tests will fail, the I/O file checks will report skipped and the jobs tests are not registered")
+    "tests will fail, the I/O file checks will report skipped and the jobs tests are not "
+    "registered")
 endif()
 set(GOLMPI_PYTHON "${Python3_EXECUTABLE}")
 set(GOLMPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -48,7 +51,8 @@ set(GOLMPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 #             COMMAND <cmd...>)
 # One ctest case with the properties given and no others. PYTHON: COMMAND is a script and its
 # arguments, run by GOLMPI_PYTHON (PYTHON_EXE: by that Python, e.g. one with vtk); without any
-# Python the case reports skipped, so a missing Python shows in every summary. SKIP: exit code 77 means skipped (the tests say when they use it).
+# Python the case reports skipped, so a missing Python shows in every summary. SKIP: exit code 77
+# means skipped (the tests say when they use it).
 # ONE_THREAD: OMP_NUM_THREADS=1 first in ENV, unless ENV sets it (MPI cases: one core a rank).
 function(golmpi_test name)
   cmake_parse_arguments(T "PYTHON;SKIP;ONE_THREAD" "PYTHON_EXE;PROCESSORS;TIMEOUT"

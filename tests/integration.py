@@ -114,8 +114,9 @@ def case_reference(r, tmp, width, height, ranks, boundary, rule, fmt="u8", chunk
     start = reference.random_grid(seed, density, width, height)
     gens = check_against_reference(frames, start, reference.parse_rule(rule),
                                    boundary == "torus", f"{width}x{height} P={ranks} {boundary} {rule}")
-    if gens != reference.frame_generations(0, steps, every):
-        sys.exit(f"FAIL: generations {gens}, expected {reference.frame_generations(0, steps, every)}")
+    want = reference.frame_generations(0, steps, every)
+    if gens != want:
+        sys.exit(f"FAIL: generations {gens}, expected {want}")
     for key, want in (("width", width), ("height", height), ("ranks", ranks)):
         if int(attrs[key]) != want:
             sys.exit(f"FAIL: attribute {key} = {attrs[key]}, expected {want}")

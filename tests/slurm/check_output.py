@@ -57,7 +57,8 @@ def main():
                 fail(f"{a.index}: generation {gens[i]} does not follow from generation {gens[i - 1]}")
         chunks = reference.chunk_schedule(0, a.steps, a.save_every, a.chunk)
         names = [reference.chunk_name(base, c) for c in chunks]
-        present = sorted(n for n in os.listdir(d) if re.fullmatch(re.escape(base) + reference.CHUNK_NAME, n))
+        name = re.escape(base) + reference.CHUNK_NAME
+        present = sorted(n for n in os.listdir(d) if re.fullmatch(name, n))
         if present != sorted(names):
             fail(f"{d}: chunk files {present}, expected {sorted(names)}")
         leftovers = [n for n in os.listdir(d) if n.endswith(".part")]
