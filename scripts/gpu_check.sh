@@ -113,13 +113,13 @@ find_libs() {
     case $lib in libnccl* | libcu*) from_cuda+=("$lib") ;; *) from_debs+=("$lib") ;; esac
   done
   ((${#from_debs[@]} + ${#from_cuda[@]})) || return 0
-  msg="golmpi cannot load $(printf '%s ' "${from_debs[@]}" "${from_cuda[@]}")-"
-  ((${#from_debs[@]})) && msg+=" ${from_debs[*]}: the carried Debian packages have them (scripts/\
-carry.sh download DIR build/golmpi on the machine that built golmpi; here, as root, DIR/carry.sh \
-install DIR);"
+  msg="golmpi cannot load $(printf '%s ' "${from_debs[@]}" "${from_cuda[@]}")"
+  msg=${msg% }.
+  ((${#from_debs[@]})) && msg+=" ${from_debs[*]}: in the carried Debian packages (scripts/carry.sh \
+download DIR build/golmpi where golmpi was built; here, as root, DIR/carry.sh install DIR)."
   ((${#from_cuda[@]})) && msg+=" ${from_cuda[*]}: pip install nvidia-nccl-cu13 (NCCL), a CUDA 13 \
-toolkit, or LD_LIBRARY_PATH;"
-  PROBLEMS+=("${msg%;}")
+toolkit, or LD_LIBRARY_PATH."
+  PROBLEMS+=("$msg")
 }
 
 # lib/ directories of pip's nvidia-* wheels (nccl, cuda_runtime) that some python3 here has

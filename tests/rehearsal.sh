@@ -37,7 +37,7 @@ inside() {
     ! command -v "$b" >/dev/null || fail "the bare root has $b before the carry: not bare"
   done
   bash /carry/carry.sh install /carry || fail "carry.sh install /carry (exit $?)"
-  for b in build/golmpi build/tools/golmpi-render; do
+  for b in build/golmpi build/tools/golmpi-render build/tools/golmpi-bounds; do
     [[ -x $b ]] || continue
     missing=$(ldd "$b" | awk '$3 == "not" { print $1 }' | tr '\n' ' ')
     if [[ -n $missing ]]; then
@@ -225,7 +225,7 @@ rehearse() {
     chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TMPDIR=/tmp \
       LANG=C.UTF-8 REHEARSAL_CUDA="$REHEARSAL_CUDA" bash /work/golmpi/tests/rehearsal.sh inside \
       /work/golmpi
-  ' rehearsal "$lower" "$work" "$src" "$build" "$0"
+  ' rehearsal "$lower" "$work" "$src" "$build" "$0" || return 1
   say "PASS in $((SECONDS - t0)) s"
 }
 
