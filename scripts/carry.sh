@@ -40,7 +40,9 @@ say() { echo "carry: $*" >&2; }
 # Download side --------------------------------------------------------------------------------
 
 # libs_of FILE...: "FILE<TAB>SONAME<TAB>PATH" per library ldd resolves; PATH "not found" when not
-is_elf() { [[ -f $1 && ! -L $1 ]] && [[ $(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ') == '177ELF' ]]; }
+is_elf() {
+  [[ -f $1 && ! -L $1 ]] && [[ $(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ') == '177ELF' ]]
+}
 libs_of() {
   local f
   for f in "$@"; do
@@ -304,7 +306,9 @@ download | list)
   else
     ((${#args[@]} >= 1)) || die "list needs at least one BINARY" 2
     resolve "${args[@]}"
-    for pkg in $(printf '%s\n' "${!PKG_WHY[@]}" | sort); do printf '%s\t%s\n' "$pkg" "${PKG_WHY[$pkg]}"; done
+    for pkg in $(printf '%s\n' "${!PKG_WHY[@]}" | sort); do
+      printf '%s\t%s\n' "$pkg" "${PKG_WHY[$pkg]}"
+    done
   fi
   ;;
 install)

@@ -30,8 +30,8 @@
 # with h5py and numpy; default the first of python3 on PATH and /usr/bin/python3 that has them),
 # COMPUTE_SANITIZER, BENCH_SIZES ("16384 65536"), BENCH_TARGET (s per timed run, 1.5), JOBS (the
 # cores, at most 16); GPU_CHECK_BUDGET (540 s: the bound of the whole run, which the parts' limits
-# share), GPU_CHECK_PROBE_S (30: golmpi's probe); GPU_CHECK_NO_PROBE=1 runs the parts even where golmpi finds no GPU (to test this script:
-# every GPU part must then fail).
+# share); GPU_CHECK_PROBE_S (30: golmpi's probe); GPU_CHECK_NO_PROBE=1 runs the parts even where
+# golmpi finds no GPU (to test this script: every GPU part must then fail).
 # On a machine with only the driver: carry the source and build trees and the packages of
 # `scripts/carry.sh download DIR build/golmpi build/tools/golmpi-render` (made on the Debian 12
 # machine that built them), run `DIR/carry.sh install DIR` as root, then this script.

@@ -31,8 +31,8 @@ fail() { echo "rehearsal: FAIL: $*" >&2; exit 1; }
 inside() {
   local src=$1 b rc missing bad=0 mpi="mpirun --allow-run-as-root --oversubscribe -n"
   cd "$src"
-  say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), python3 $(python3 -c \
-    'import h5py, numpy, sys; print(sys.version.split()[0], "h5py", h5py.__version__, "numpy", numpy.__version__)')"
+  say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), python3 $(python3 -c 'import h5py, numpy, sys
+print(sys.version.split()[0], "h5py", h5py.__version__, "numpy", numpy.__version__)')"
   for b in gcc cc mpirun h5dump; do
     ! command -v "$b" >/dev/null || fail "the bare root has $b before the carry: not bare"
   done
@@ -58,9 +58,15 @@ inside() {
   say "gpu_check.sh --dry-run: $(grep -c . /tmp/dry.err) lines of commands, exit 0"
   rc=0
   GPU_CHECK_NO_PROBE=1 bash scripts/gpu_check.sh --parts env /tmp/env.md 2>/tmp/env.err || rc=$?
-  ((rc == 0)) || { cat /tmp/env.err /tmp/env.md >&2; fail "gpu_check.sh --parts env: exit $rc"; }
-  grep -E "^\| (CUDA runtime|NCCL|MPI launcher|python)" /tmp/env.md | sed 's/^/rehearsal: [env] /' >&2
-  if [[ -n ${REHEARSAL_CUDA:-} ]]; then
+  if [[ -z ${REHEARSAL_CUDA:-} ]]; then
+    # a CPU-only build: nothing for a GPU session; gpu_check must say so before running anything
+    ((rc == 2)) && grep -q "configured without CUDA" /tmp/env.err ||
+      { cat /tmp/env.err >&2; fail "gpu_check.sh on a CPU-only build: exit $rc, no clear refusal"; }
+    say "CPU-only build: gpu_check.sh refuses it (exit 2): $(grep -m1 'without CUDA' /tmp/env.err)"
+  else
+    ((rc == 0)) || { cat /tmp/env.err /tmp/env.md >&2; fail "gpu_check.sh --parts env: exit $rc"; }
+    grep -E "^\| (CUDA runtime|NCCL|MPI launcher|python)" /tmp/env.md |
+      sed 's/^/rehearsal: [env] /' >&2
     grep -Eq "^\| CUDA runtime \(golmpi's\) \| [0-9]+\.[0-9]+ \(/" /tmp/env.md ||
       fail "gpu_check.sh --parts env names no CUDA runtime version"
     grep -Eq "^\| NCCL \(golmpi's\) \| [0-9]+\.[0-9]+\.[0-9]+ \(/" /tmp/env.md ||
@@ -222,8 +228,8 @@ rehearse() {
     mount --bind /dev "$root/dev"
     mount -t tmpfs -o size=1g tmpfs "$root/dev/shm"
     mount -t tmpfs -o size=2g tmpfs "$root/tmp"
-    chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TMPDIR=/tmp \
-      LANG=C.UTF-8 REHEARSAL_CUDA="$REHEARSAL_CUDA" bash /work/golmpi/tests/rehearsal.sh inside \
+    chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      HOME=/root TMPDIR=/tmp LANG=C.UTF-8 REHEARSAL_CUDA="$REHEARSAL_CUDA" bash /work/golmpi/tests/rehearsal.sh inside \
       /work/golmpi
   ' rehearsal "$lower" "$work" "$src" "$build" "$0" || return 1
   say "PASS in $((SECONDS - t0)) s"
