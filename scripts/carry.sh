@@ -34,7 +34,7 @@ RUNTIME_PKGS=(openmpi-bin openmpi-common)
 SKIP_PKGS=(libc6)
 
 usage() { sed -n '2,/^set -euo/p' "$me" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
-die() { echo "carry: $*" >&2; exit "${2:-1}"; }
+die() { echo "carry: $1" >&2; exit "${2:-1}"; }
 say() { echo "carry: $*" >&2; }
 
 # Download side --------------------------------------------------------------------------------
