@@ -46,6 +46,10 @@ BLOCKS = {
     "gpu-check": ("skip", "scripts/gpu_check.sh needs a GPU (without one it exits 3, 'no GPU: "
                           "nothing to prove'); ctest build_gpu_check runs its --dry-run and that "
                           "exit"),
+    "gpu-carry": ("skip", "downloads some 55 Debian packages; ctest rehearsal_bare_machine runs "
+                          "this very carry into a bare Debian 12 root"),
+    "gpu-install": ("skip", "installs into / of a GPU machine; rehearsal_bare_machine runs it in a "
+                            "chroot"),
     "build": ("skip", "configures, builds, tests and installs the whole project: what ctest, "
                       "which runs this test, was built by"),
 }
