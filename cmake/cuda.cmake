@@ -90,6 +90,12 @@ endif()
 get_target_property(golmpi_nccl_location NCCL::nccl IMPORTED_LOCATION)
 get_filename_component(golmpi_nccl_dir "${golmpi_nccl_location}" DIRECTORY)
 set(GOLMPI_CUDA_RUNTIME_DIRS ${CUDAToolkit_LIBRARY_DIR} ${golmpi_nccl_dir})
+# NVIDIA's own install spells the runtime's directory lib64 (a link to targets/<arch>-linux/lib),
+# where a toolkit like this one may spell it lib: both, so that a binary carried to a machine with
+# the standard layout of the same toolkit finds libcudart without LD_LIBRARY_PATH or ldconfig.
+get_filename_component(golmpi_cuda_root "${CUDAToolkit_LIBRARY_DIR}" DIRECTORY)
+list(APPEND GOLMPI_CUDA_RUNTIME_DIRS "${golmpi_cuda_root}/lib64"
+     "${golmpi_cuda_root}/targets/${CMAKE_SYSTEM_PROCESSOR}-linux/lib")
 list(REMOVE_DUPLICATES GOLMPI_CUDA_RUNTIME_DIRS)
 
 target_sources(golmpi_core PRIVATE
