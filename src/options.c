@@ -132,6 +132,10 @@ static const gol_option table[] = {
     {.name = "force", .group = "Output",
      .help = "replace existing output files of the same names",
      .apply = apply_flag, FIELD(force)},
+    {.name = "dry-run", .group = "Run",
+     .help = "check everything a run checks (inputs, outputs, memory), print the plan\n"
+             "(a row per rank) and stop; with --stats, the plan as JSON",
+     .apply = apply_flag, FIELD(dry_run)},
     {.name = "stats", .metavar = "FILE.json", .group = "Output",
      .help = "write the run's figures as JSON",
      .apply = apply_path, FIELD(stats)},
