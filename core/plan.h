@@ -15,7 +15,8 @@
 extern "C" {
 #endif
 
-struct halo_mode; /* halo/halo.h: the exchange, found once in its table */
+struct halo_mode;        /* halo/halo.h: the exchange, found once in its table */
+struct cpu_strip_kernel; /* kernels/cpu_strip.h: the CPU's generation step, picked once */
 
 typedef struct gol_mem_need {
     int64_t host;   /* bytes of host memory */
@@ -37,6 +38,7 @@ typedef struct gol_plan {
     gol_backend_kind backend;     /* GOL_BACKEND_CPU or GOL_BACKEND_CUDA, never auto */
     const struct halo_mode *halo; /* the exchange; its name is halo->name */
     int64_t depth;                /* halo rows a side, exchanged every that many generations */
+    const struct cpu_strip_kernel *cpu_kernel; /* the CPU backend's step (NULL for CUDA) */
     int threads;                  /* OpenMP threads of this rank */
     gol_frame_format frame_format;
     bool output;                  /* frames are written (not --no-output) */

@@ -20,13 +20,20 @@ struct gol_backend {
 /* The CPU backend's choices: its kernel (GOLMPI_CPU_ISA, if set, must name one the CPU runs) and
  * its halo mode ("auto" is MPI; a mode with no host form needs the GPU. The parser already
  * refuses --backend cpu with --halo nccl, so this speaks to --backend auto without GPUs). */
-static gol_status cpu_select(const char *asked, const halo_mode **halo) {
+static gol_status cpu_kernel(const cpu_strip_kernel **kernel) {
     const char *bad_isa;
-    if (!cpu_strip_pick(&bad_isa))
+    *kernel = cpu_strip_pick(&bad_isa);
+    if (!*kernel)
         return gol_fail(GOL_EXIT_USAGE,
                         "GOLMPI_CPU_ISA=%s: this CPU or build has no such kernel; use avx512, "
                         "avx2 or base (one the CPU runs), or unset it for the fastest",
                         bad_isa);
+    return gol_ok();
+}
+
+static gol_status cpu_select(const char *asked, const halo_mode **halo) {
+    const cpu_strip_kernel *kernel;
+    GOL_TRY(cpu_kernel(&kernel)); /* before the halo mode, as the user reads the two */
     const halo_mode *mode =
         halo_mode_find(strcmp(asked, "auto") == 0 ? "mpi" : asked, HALO_MEM_HOST);
     if (!mode)
@@ -105,6 +112,8 @@ gol_status backend_plan(const gol_config *cfg, const gol_slab *slab, gol_backend
     plan->output = !cfg->no_output;
     /* --halo-depth against the backend and the shortest slab: the one choice of the depth */
     GOL_TRY(depth_choose(cfg->halo_depth, kind, slab->height, slab->nranks, &plan->depth));
+    plan->cpu_kernel = NULL;
+    if (kind == GOL_BACKEND_CPU) GOL_TRY(cpu_kernel(&plan->cpu_kernel)); /* the one it runs */
     plan->backend_need = ops_of(kind)->need(plan);
     return gol_ok();
 }

@@ -28,8 +28,8 @@ typedef struct gol_backend_times {
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
                           const struct halo_mode **halo, char *notice, size_t notice_len);
 
-/* The backend's part of the plan for this slab: plan->slab, backend, halo, depth, frame_format,
- * output and backend_need (the backend's own need function, the one that sizes what create
+/* The backend's part of the plan for this slab: plan->slab, backend, halo, depth, cpu_kernel,
+ * frame_format, output and backend_need (the backend's own need function, the one that sizes what create
  * allocates). The halo depth is chosen here and nowhere else (core/depth.h's depth_choose): a
  * --halo-depth the backend or the shortest slab cannot take is a user error. Not collective: the
  * same on every rank, as its inputs are. */

@@ -166,9 +166,7 @@ static void *cpu_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm co
     c->slab = *slab;
     c->torus = slab->boundary == GOL_BOUNDARY_TORUS;
     c->depth = plan->depth;
-    const char *bad_isa;
-    c->strip = cpu_strip_pick(&bad_isa); /* backend_select has checked GOLMPI_CPU_ISA */
-    if (!c->strip) gol_die(__FILE__, __LINE__, "cpu_strip_pick", "golmpi", "GOLMPI_CPU_ISA");
+    c->strip = plan->cpu_kernel;
     c->nthreads = omp_get_max_threads();
     c->tile_rows_set = tile_rows_setting();
     cpu_layout l = layout_of(plan);

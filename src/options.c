@@ -111,6 +111,10 @@ static const gol_option table[] = {
      .help = "a halo row SECONDS late aborts all ranks\n"
              "and names the silent neighbour; 0: wait forever",
      .apply = apply_seconds, FIELD(timeout_s)},
+    {.name = "dry-run", .group = "Run",
+     .help = "check everything a run checks (inputs, outputs, memory), print the plan\n"
+             "(a row per rank) and stop; with --stats, the plan as JSON",
+     .apply = apply_flag, FIELD(dry_run)},
 
     {.name = "output", .metavar = "PATH.h5", .default_text = "life.h5", .group = "Output",
      .help = "index file; chunks are PATH_<g0>-<g1>.h5",
@@ -132,10 +136,6 @@ static const gol_option table[] = {
     {.name = "force", .group = "Output",
      .help = "replace existing output files of the same names",
      .apply = apply_flag, FIELD(force)},
-    {.name = "dry-run", .group = "Run",
-     .help = "check everything a run checks (inputs, outputs, memory), print the plan\n"
-             "(a row per rank) and stop; with --stats, the plan as JSON",
-     .apply = apply_flag, FIELD(dry_run)},
     {.name = "stats", .metavar = "FILE.json", .group = "Output",
      .help = "write the run's figures as JSON",
      .apply = apply_path, FIELD(stats)},
