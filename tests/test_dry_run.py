@@ -70,6 +70,13 @@ for n in range(1, 5):
         expect(int(total[0].split()[-2]) == sum(int(r[6]) for r in rows), "total host bytes")
         expect(os.listdir(tmp) == [], f"{n} ranks: --dry-run wrote {os.listdir(tmp)}")
 
+# a stale .part of a killed run stays (a real run removes it), and no lock is left behind
+with tempfile.TemporaryDirectory() as tmp:
+    open(os.path.join(tmp, "o.h5.part"), "w").close()
+    rc, out, err = run(2, ["--dry-run", "-q", "--size", "64", "--steps", "2", "--output", "o.h5"],
+                       tmp)
+    expect(rc == 0 and os.listdir(tmp) == ["o.h5.part"], f"stale part: {rc} {os.listdir(tmp)}")
+
 # --stats: the plan as JSON, the one file written; host bytes grow with the depth by what the
 # CPU backend allocates more: 2k halo rows in each of two grids and 2k send rows
 with tempfile.TemporaryDirectory() as tmp:
