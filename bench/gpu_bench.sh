@@ -3,8 +3,11 @@
 #   - compute only (--no-output) with the NCCL halo, with and without CUDA graphs (the default
 #     halo depth, auto: 16 on these slabs)
 #   - the one-generation kernel (--halo-depth 1) against the multi-generation kernel at each depth
-#     of DEPTHS, with the NCCL self-exchange and without an exchange, against the HBM and
-#     instruction bounds estimated in docs/PERFORMANCE.md (issue 11)
+#     of DEPTHS, with the NCCL self-exchange and without an exchange, against this GPU's own
+#     bounds, measured first by tools/golmpi-bounds (device-to-device copy bandwidth; SM count and
+#     peak clock from the device): the copy bound of one generation a pass (0.25 byte moved a
+#     cell update) and the instruction bound of the deep kernel (its SASS per word-generation,
+#     docs/PERFORMANCE.md and bench/sass_deep_loop.sh)
 #   - the same with --halo none, the halo mode that skips the exchange (a benchmarking aid,
 #     hidden from --help: the grid it computes is then wrong), so the difference is the halo
 #     cost that the interior did not hide
@@ -18,20 +21,40 @@
 #   env: RANKS (1: one rank per GPU), SIZES ("16384 65536"), TARGET (15 s), FRAMES (8 frames per
 #        output run), OUTDIR (a temporary directory on the fastest local disk), SANITIZE (1),
 #        MPIEXEC (the launcher: mpiexec on PATH; scripts/gpu_check.sh passes the one it found),
-#        DEPTHS ("1 16": the --halo-depth values compared)
+#        DEPTHS ("1 16": the --halo-depth values compared), BOUNDS (golmpi-bounds: default
+#        tools/golmpi-bounds beside golmpi), BOUNDS_JSON (its output from earlier in the same run,
+#        as scripts/gpu_check.sh passes it: not measured again), SASS_PER_WORD ("50 30": the deep
+#        kernel's SASS instructions a 64-cell word and generation, all integer ones and the ALU's
+#        alone, the two readings of docs/PERFORMANCE.md)
 set -euo pipefail
 golmpi=$(realpath "${1:-build/golmpi}")
 RANKS=${RANKS:-1} SIZES=${SIZES:-"16384 65536"} TARGET=${TARGET:-15} FRAMES=${FRAMES:-8}
-SANITIZE=${SANITIZE:-1} DEPTHS=${DEPTHS:-"1 16"}
+SANITIZE=${SANITIZE:-1} DEPTHS=${DEPTHS:-"1 16"} SASS_PER_WORD=${SASS_PER_WORD:-"50 30"}
 mpiexec=("${MPIEXEC:-mpiexec}" --oversubscribe -n "$RANKS")
 [[ $(id -u) == 0 ]] && mpiexec=("${MPIEXEC:-mpiexec}" --allow-run-as-root --oversubscribe -n "$RANKS")
 work=${OUTDIR:-$(mktemp -d)}
 mkdir -p "$work"
 [[ -z ${OUTDIR:-} ]] && trap 'rm -rf "$work"' EXIT
 
-command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 "${mpiexec[@]}" "$golmpi" --backend cuda --size 64 --steps 1 --no-output --quiet || {
   rc=$?; echo "golmpi --backend cuda failed (exit $rc): no GPU on some rank?" >&2; exit "$rc"; }
+# This GPU's bounds, from the device itself: what every rate below is rated against
+bounds=$work/bounds.json
+if [[ -n ${BOUNDS_JSON:-} ]]; then
+  cp "$BOUNDS_JSON" "$bounds"
+else
+  tool=${BOUNDS:-$(dirname "$golmpi")/tools/golmpi-bounds}
+  [[ -x $tool ]] || { echo "no $tool (built with golmpi when CUDA is on; or set BOUNDS)" >&2; exit 2; }
+  "$tool" >"$bounds" || { rc=$?; echo "$tool failed (exit $rc)" >&2; exit "$rc"; }
+fi
+python3 - "$bounds" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+print(f"device {b['device']}: {b['name']} (compute capability {b['compute_capability']}), "
+      f"{b['sm_count']} SMs at up to {b['sm_clock_hz'] / 1e9:.2f} GHz, "
+      f"{b['memory_bytes'] / 2**30:.0f} GiB; device-to-device copy {b['copy_bytes_per_s']:.3e} B/s "
+      f"measured ({b['memory_peak_bytes_per_s']:.3e} B/s peak from its memory clock and bus)")
+PY
 
 # shellcheck source=bench/stats.sh
 source "$(dirname "$0")/stats.sh"
@@ -76,18 +99,29 @@ for size in $SIZES; do
     run "depth${d}_off_$size" --size "$size" --steps "$steps" --no-output --halo none \
       --halo-depth "$d"
   done
-  python3 - "$work" "$size" $DEPTHS <<'PY'
+  python3 - "$work" "$size" "$bounds" "$SASS_PER_WORD" $DEPTHS <<'PY'
 import json, sys
-w, n, depths = sys.argv[1], sys.argv[2], sys.argv[3:]
+w, n, bounds, sass, depths = *sys.argv[1:5], sys.argv[5:]
+b = json.load(open(bounds))
 rate = lambda k: json.load(open(f"{w}/{k}_{n}.json"))["cell_updates_per_s"]
-# docs/PERFORMANCE.md, H100 SXM: HBM 1.2e13 for one generation a pass; instructions 1.4e13-1.9e13
+# One generation a pass reads and writes each cell's bit: 0.25 byte a cell update, at the copy
+# bandwidth measured above. The deep kernel is bound by instructions instead: 64 32-bit integer
+# operations a clock an SM (the CUDA guide's throughput table, cc 8.x-9.x), 64 cells a word,
+# x 0.91 for the strips' margin and the wavefront's ends (docs/PERFORMANCE.md), at the peak clock
+copy_bound = b["copy_bytes_per_s"] / 0.25
+ops = b["sm_count"] * b["sm_clock_hz"] * 64
+instr = [ops / float(k) * 64 * 0.91 for k in sass.split()]
+print(f"  bounds of this GPU: one generation a pass {copy_bound:.3e} cells/s (copy bandwidth); "
+      f"deep kernel {' to '.join(f'{x:.3e}' for x in instr)} cells/s ({sass.replace(' ', ' or ')} "
+      f"SASS instructions a word-generation, {b['sm_count']} SMs x {b['sm_clock_hz'] / 1e9:.2f} GHz)")
 base = rate(f"depth{depths[0]}_nccl")
 for d in depths:
     r, off = rate(f"depth{d}_nccl"), rate(f"depth{d}_off")
+    against = (f"{r / copy_bound * 100:.0f}% of the copy bound" if d == "1" else
+               f"{' to '.join(f'{r / x * 100:.0f}%' for x in instr)} of the instruction bound, "
+               f"{r / copy_bound * 100:.0f}% of the one-generation copy bound")
     print(f"  --halo-depth {d}: {r:.3e} cells/s with the NCCL self-exchange, {off:.3e} without "
-          f"({r / off * 100:.0f}%); {r / base:.2f}x depth {depths[0]}; "
-          f"{r / 1.2e13 * 100:.0f}% of the one-generation HBM bound (1.2e13), "
-          f"{r / 1.9e13 * 100:.0f}% of the upper instruction estimate (1.9e13)")
+          f"({r / off * 100:.0f}%); {r / base:.2f}x depth {depths[0]}; {against}")
 PY
   run "frames_$size" --size "$size" --steps "$steps" --halo nccl --save-every "$every" \
     --chunk 2 --frame-format "$fmt" --output "$work/frames_$size.h5"

@@ -2,11 +2,12 @@
 # Install the Debian 12 packages golmpi needs, only those missing.
 #   scripts/deps.sh          build and run: compiler, CMake, Open MPI, parallel HDF5
 #   scripts/deps.sh --test   also what the tests use: h5py, numpy, Slurm, munge, libpng, golly,
-#                            clang and its libFuzzer runtime (a Recommends) for the fuzz_* tests
+#                            clang and its libFuzzer runtime (a Recommends) for the fuzz_* tests,
+#                            mmdebstrap and pip for the bare-machine rehearsal (tests/rehearsal.sh)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libcjson-dev)
 if [[ ${1:-} == --test ]]; then
-  pkgs+=(python3 python3-h5py python3-numpy slurm-wlm munge libpng-dev golly procps python3-matplotlib paraview python3-paraview xvfb xauth clang libclang-rt-14-dev)
+  pkgs+=(python3 python3-h5py python3-numpy slurm-wlm munge libpng-dev golly procps python3-matplotlib paraview python3-paraview xvfb xauth clang libclang-rt-14-dev mmdebstrap python3-pip)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -12,32 +12,38 @@
 #   --dry-run      print the command of every part and run none (no GPU needed)
 #   --keep         keep the work directory (logs, bench output) and say where it is
 #
-# Parts, each under its own time limit so that the whole fits in 8 minutes on an H100:
-#   env         device, driver, CUDA runtime and NCCL versions (of the libraries golmpi loads)
+# Every prerequisite is checked first (one message each; exit 2). Then golmpi's probe (exit 3: no
+# GPU), this GPU's own bounds (tools/golmpi-bounds: name, SMs, clock, measured copy bandwidth), and
+# the parts, each under a time limit sized from the work it runs, the whole within the budget:
+#   env         device and its bounds, driver, CUDA runtime and NCCL versions (of the libraries
+#               golmpi loads)
 #   ctest       the GPU ctest cases (name or label cuda/gpu, exit 77 = skip); a skip is a FAILURE
 #   frames      frames bit-identical to the reference (tests/integration.py, which also checks the
 #               CPU backend): 1 rank with NCCL (periodic self-exchange), 1-4 ranks with --halo mpi
 #               on the one GPU, odd sizes, both boundaries, two rules, u8 and packed, graphs on/off
 #   nccl_multi  2-4 ranks with NCCL on the one GPU when NCCL >= 2.30 (NCCL_MULTI_RANK_GPU_ENABLE=1)
-#   bench       bench/gpu_bench.sh: cell updates/s at 16384^2 and 65536^2 (BENCH_SIZES)
+#   bench       bench/gpu_bench.sh: cell updates/s at 16384^2 and 65536^2 (BENCH_SIZES), rated
+#               against the bounds measured above
 #   sanitize    compute-sanitizer memcheck, racecheck and synccheck on small runs
 #
 # Environment: MPIEXEC (launcher; default mpiexec, else mpirun, on PATH), GOLMPI_PYTHON (a python3
 # with h5py and numpy; default the first of python3 on PATH and /usr/bin/python3 that has them),
-# COMPUTE_SANITIZER, BENCH_SIZES ("16384 65536"), BENCH_TARGET (s per timed run, 2), JOBS (8);
-# GPU_CHECK_NO_PROBE=1 runs the parts even where golmpi finds no GPU (to test this script: every
-# GPU part must then fail).
-# On a machine with only the driver: carry the build tree and the .deb files of
-# ../shared/tools/portable-deps.sh, run `portable-deps.sh install DIR` as root, then this script.
+# COMPUTE_SANITIZER, BENCH_SIZES ("16384 65536"), BENCH_TARGET (s per timed run, 1.5), JOBS (the
+# cores, at most 16); GPU_CHECK_BUDGET (540 s: the bound of the whole run, which the parts' limits
+# share); GPU_CHECK_PROBE_S (30: golmpi's probe); GPU_CHECK_NO_PROBE=1 runs the parts even where
+# golmpi finds no GPU (to test this script: every GPU part must then fail).
+# On a machine with only the driver: carry the source and build trees and the packages of
+# `scripts/carry.sh download DIR build/golmpi build/tools/golmpi-render` (made on the Debian 12
+# machine that built them), run `DIR/carry.sh install DIR` as root, then this script.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ARGS_TEXT=$(printf '%q ' "$@")
 src=$(dirname "$here")
 
-# Time limits in seconds, per part: their sum, 460 s, and the GPU probe (a few seconds) fit in
-# 8 minutes. Parts end well inside them on an H100 when all is well; a hang costs its part only.
-declare -A LIMIT=([env]=20 [ctest]=120 [frames]=70 [nccl_multi]=40 [bench]=140 [sanitize]=70)
 ALL_PARTS=(env ctest frames nccl_multi bench sanitize)
+declare -A LIMIT=() WORK=()
+# seconds: the whole run; golmpi's probe; the bounds tool; set-up and the report; a part's kill
+BUDGET=${GPU_CHECK_BUDGET:-540} PROBE_S=${GPU_CHECK_PROBE_S:-30} BOUNDS_S=20 SETUP_S=10 KILL_S=5
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-2}"; }
 die() { echo "gpu_check: $*" >&2; exit 2; }
@@ -61,7 +67,9 @@ done
 PARTS=("${ALL_PARTS[@]}")
 if [[ -n $parts_arg ]]; then
   IFS=, read -ra PARTS <<<"$parts_arg"
-  for p in "${PARTS[@]}"; do [[ -n ${LIMIT[$p]:-} ]] || die "unknown part '$p' (${ALL_PARTS[*]})"; done
+  for p in "${PARTS[@]}"; do
+    [[ " ${ALL_PARTS[*]} " == *" $p "* ]] || die "unknown part '$p' (${ALL_PARTS[*]})"
+  done
 fi
 [[ -d $build ]] ||
   die "no build tree at $build (build first: cmake -S . -B build && cmake --build build; or --build DIR)"
@@ -85,10 +93,10 @@ cache() { sed -n "s|^$1:[A-Z]*=||p" "$build/CMakeCache.txt" | head -1; }
 # The run-time pieces ----------------------------------------------------------------------------
 
 # Libraries golmpi does not find through its RUNPATH or the loader's cache: NCCL and the CUDA
-# runtime from a pip wheel or a CUDA toolkit go on LD_LIBRARY_PATH (mpiexec passes it on); MPI and
-# HDF5 must be installed (portable-deps.sh).
+# runtime from a pip wheel or a CUDA toolkit go on LD_LIBRARY_PATH (mpiexec passes it on). Says,
+# in one message, which libraries are still missing and where each kind comes from.
 find_libs() {
-  local missing lib dir found
+  local missing lib dir found from_debs=() from_cuda=() msg
   missing=$(ldd "$golmpi" 2>/dev/null | awk '$3 == "not" { print $1 }')
   for lib in $missing; do
     found=""
@@ -101,12 +109,17 @@ find_libs() {
       say "$lib from $found (not on golmpi's RUNPATH; added to LD_LIBRARY_PATH)"
     fi
   done
-  missing=$(ldd "$golmpi" 2>/dev/null | awk '$3 == "not" { print $1 }')
-  [[ -z $missing ]] && return 0
-  echo "golmpi cannot load: $missing." \
-    "MPI and HDF5: run ../shared/tools/portable-deps.sh install DIR (as root) with the carried .deb" \
-    "files; NCCL/CUDA: pip's nvidia-nccl-cu13 or a CUDA toolkit, or LD_LIBRARY_PATH." >&2
-  return 1
+  for lib in $(ldd "$golmpi" 2>/dev/null | awk '$3 == "not" { print $1 }'); do
+    case $lib in libnccl* | libcu*) from_cuda+=("$lib") ;; *) from_debs+=("$lib") ;; esac
+  done
+  ((${#from_debs[@]} + ${#from_cuda[@]})) || return 0
+  msg="golmpi cannot load $(printf '%s ' "${from_debs[@]}" "${from_cuda[@]}")"
+  msg=${msg% }.
+  ((${#from_debs[@]})) && msg+=" ${from_debs[*]}: in the carried Debian packages (scripts/carry.sh \
+download DIR build/golmpi where golmpi was built; here, as root, DIR/carry.sh install DIR)."
+  ((${#from_cuda[@]})) && msg+=" ${from_cuda[*]}: pip install nvidia-nccl-cu13 (NCCL), a CUDA 13 \
+toolkit, or LD_LIBRARY_PATH."
+  PROBLEMS+=("$msg")
 }
 
 # lib/ directories of pip's nvidia-* wheels (nccl, cuda_runtime) that some python3 here has
@@ -183,7 +196,7 @@ for t in json.load(sys.stdin)["tests"]:
     p = {x["name"]: x["value"] for x in t.get("properties", [])}
     labelled = {"gpu", "cuda"} & {s.lower() for s in p.get("LABELS", [])}
     if "SKIP_RETURN_CODE" in p and (labelled or re.search("(^|_)cuda(_|$)", t["name"])):
-        print(t["name"])'
+        print(t["name"], p.get("PROCESSORS", 1), sep="\t")'
 }
 
 # Versions of the libraries golmpi loads (ldd's choice), without a GPU: NCCL_CODE for later parts.
@@ -288,7 +301,7 @@ run_cases() {
   fi
   echo "| case | result | s | last line |"
   echo "| --- | --- | --- | --- |"
-  timeout -k 5 $((limit + 15)) "$PY" "$work/runner.py" "$cases" "$jobs" "$limit" "$work/logs/$part" \
+  timeout -k 2 $((limit + KILL_S - 2)) "$PY" "$work/runner.py" "$cases" "$jobs" "$limit" "$work/logs/$part" \
     "$detail"
 }
 
@@ -307,6 +320,7 @@ part_env() {
   echo "| --- | --- |"
   row "host" "$(hostname) ($(uname -r))"
   row "GPU: index, name, memory, driver, compute capability" "$gpu"
+  row "GPU's own bounds (tools/golmpi-bounds, measured now)" "$BOUNDS_TEXT"
   row "CUDA version the driver supports" "$CUDA_DRIVER_API"
   row "CUDA runtime (golmpi's)" "$CUDA_RUNTIME"
   row "NCCL (golmpi's)" "$NCCL_VERSION"
@@ -321,7 +335,7 @@ part_env() {
 
 part_ctest() {
   local names regex log=$work/ctest.log rc
-  mapfile -t names < <(gpu_tests)
+  mapfile -t names < <(gpu_tests | cut -f1)
   if ((${#names[@]} == 0)); then
     echo "No GPU ctest cases in $build: was it configured with -DGOLMPI_ENABLE_CUDA=ON?"
     return 1
@@ -366,7 +380,8 @@ integration_case() {
     --mpiexec "$MPI_LAUNCH" --golmpi "$golmpi" --backend cuda --extra "$extra" "$c"
 }
 
-part_frames() {
+# cases_PART: each part's cases file, written before any part runs (their number sizes the limits)
+cases_frames() {
   local cases=$work/frames.cases g c
   : >"$cases"
   for g in "" --no-graphs; do
@@ -381,16 +396,17 @@ part_frames() {
       integration_case "mpi_${c#ref_}${g:+_nographs}" "--halo mpi${g:+ $g}" "$c" >>"$cases"
     done
   done
+}
+
+part_frames() {
   echo "Every frame of each run against tests/reference.py (numpy, cell by cell), as the CPU"
   echo "backend's integration tests are; u8 and packed frames, torus and dead, B3/S23 and B36/S23."
   echo
-  run_cases frames "$cases" "$JOBS" "${LIMIT[frames]}" '^(PASS|FAIL|SKIP)'
+  run_cases frames "$work/frames.cases" "$JOBS" "${LIMIT[frames]}" '^(PASS|FAIL|SKIP)'
 }
 
-part_nccl_multi() {
-  local cases=$work/nccl_multi.cases g c rc
-  local probe=(env NCCL_MULTI_RANK_GPU_ENABLE=1 timeout 60 "${MPI_ARGS[@]}" 2 "$golmpi" --backend cuda
-               --halo nccl --size 64 --steps 4 --no-output --quiet)
+cases_nccl_multi() {
+  local cases=$work/nccl_multi.cases g c
   : >"$cases"
   for g in "" --no-graphs; do
     for c in ref_77x23_p2_torus_B3S23 ref_131x37_p3_dead_B36S23_packed ref_130x67_p4_torus_B36S23; do
@@ -400,6 +416,12 @@ part_nccl_multi() {
   done
   # rank 0's advance calls cut unlike the others': eager and graph exchanges must still pair up
   integration_case nccl_pieces "--halo nccl" pieces NCCL_MULTI_RANK_GPU_ENABLE=1 >>"$cases"
+}
+
+part_nccl_multi() {
+  local cases=$work/nccl_multi.cases rc t0=$SECONDS
+  local probe=(env NCCL_MULTI_RANK_GPU_ENABLE=1 timeout "$NCCL_PROBE_S" "${MPI_ARGS[@]}" 2 "$golmpi"
+               --backend cuda --halo nccl --size 64 --steps 4 --no-output --quiet)
   if ((NCCL_CODE < 23000)); then
     echo "Not run: NCCL $NCCL_VERSION; several ranks on one GPU need NCCL 2.30 or later."
     ((dry)) && run_cases nccl_multi "$cases" 2 "${LIMIT[nccl_multi]}" .
@@ -416,15 +438,20 @@ part_nccl_multi() {
   fi
   echo "NCCL_MULTI_RANK_GPU_ENABLE=1, NCCL $NCCL_VERSION: 2-4 ranks exchange over NCCL on one GPU."
   echo
-  run_cases nccl_multi "$cases" 2 "${LIMIT[nccl_multi]}" '^(PASS|FAIL|SKIP)'
+  # the probe's time is the part's too
+  run_cases nccl_multi "$cases" 2 $((LIMIT[nccl_multi] - (SECONDS - t0))) '^(PASS|FAIL|SKIP)'
 }
 
 part_bench() {
-  local rc cmd=(env MPIEXEC="$MPIEXEC" SIZES="$BENCH_SIZES" TARGET="$BENCH_TARGET" FRAMES=4
-                SANITIZE=0 OUTDIR="$work/bench" bash "$src/bench/gpu_bench.sh" "$golmpi")
+  local rc cmd=(env MPIEXEC="$MPIEXEC" SIZES="$BENCH_SIZES" TARGET="$BENCH_TARGET"
+                FRAMES="$BENCH_FRAMES" SANITIZE=0 OUTDIR="$work/bench" BOUNDS="$BOUNDS_TOOL")
+  # the bounds measured before the parts: the rates are rated against the same figures
+  [[ -s $work/bounds.json ]] && cmd+=(BOUNDS_JSON="$work/bounds.json")
+  cmd+=(bash "$src/bench/gpu_bench.sh" "$golmpi")
   if ((dry)); then printf '%q ' "${cmd[@]}" >&2; echo >&2; return 0; fi
   echo "\`bench/gpu_bench.sh\`, 1 rank, about $BENCH_TARGET s per timed run (figures are indicative;"
-  echo "for docs/PERFORMANCE.md run it alone with its default TARGET):"
+  echo "for docs/PERFORMANCE.md run it alone with its default TARGET), rated against this GPU's own"
+  echo "bounds (tools/golmpi-bounds, measured in this run):"
   echo
   echo '```'
   timeout -k 5 "${LIMIT[bench]}" "${cmd[@]}" 2>&1
@@ -434,17 +461,18 @@ part_bench() {
   return "$rc"
 }
 
-part_sanitize() {
-  local san=${COMPUTE_SANITIZER:-} d tool cases=$work/sanitize.cases
-  [[ -n $san ]] || san=$(command -v compute-sanitizer || true)
+find_sanitizer() {
+  local d
+  SAN=${COMPUTE_SANITIZER:-}
+  [[ -n $SAN ]] || SAN=$(command -v compute-sanitizer || true)
   for d in "$(dirname "$(cache CMAKE_CUDA_COMPILER)")" /usr/local/cuda/bin /usr/local/cuda-*/bin; do
-    [[ -z $san && -x $d/compute-sanitizer ]] && san=$d/compute-sanitizer
+    [[ -z $SAN && -x $d/compute-sanitizer ]] && SAN=$d/compute-sanitizer
   done
-  ((dry)) && san=${san:-compute-sanitizer}
-  if [[ -z $san ]]; then
-    echo "compute-sanitizer not found (PATH, the CUDA toolkit; or set COMPUTE_SANITIZER)."
-    return 1
-  fi
+  [[ -n $SAN && -x $(command -v "$SAN" 2>/dev/null) ]]
+}
+
+cases_sanitize() {
+  local san=${SAN:-compute-sanitizer} tool cases=$work/sanitize.cases
   local small=(--width 256 --height 200 --steps 40 --save-every 7 --chunk 2 --quiet --force
                --output san.h5)
   : >"$cases"
@@ -456,9 +484,12 @@ part_sanitize() {
     case_line "${tool}_p2_mpi_nographs_packed_dead" "${MPI_ARGS[@]}" 2 "${run[@]}" --halo mpi \
       --no-graphs --frame-format packed --boundary dead "${small[@]}" >>"$cases"
   done
+}
+
+part_sanitize() {
   echo "256x200, 40 generations, frames every 7; exit 9 on any error the tool reports."
   echo
-  run_cases sanitize "$cases" 3 "${LIMIT[sanitize]}" 'SUMMARY'
+  run_cases sanitize "$work/sanitize.cases" 3 "${LIMIT[sanitize]}" 'SUMMARY'
 }
 
 # Main ------------------------------------------------------------------------------------------
@@ -477,7 +508,7 @@ run_part() {
   case $rc in 0) verdict=PASS ;; 10) verdict="not run (see below)" ;; *) verdict=FAIL ;; esac
   ((dry)) && verdict="dry run"
   [[ $verdict == FAIL ]] && FAILED+=("$part")
-  SUMMARY+=("| $part | $verdict | $((SECONDS - t0)) | ${LIMIT[$part]} |")
+  SUMMARY+=("| $part | $verdict | $((SECONDS - t0)) | ${LIMIT[$part]} | ${WORK[$part]} |")
   say "$part: $verdict ($((SECONDS - t0)) s)"
 }
 
@@ -485,7 +516,8 @@ write_report() {
   local part
   echo "# golmpi GPU check"
   echo
-  echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname): \`scripts/gpu_check.sh ${ARGS_TEXT}\`"
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname), $DEVICE:" \
+    "\`scripts/gpu_check.sh ${ARGS_TEXT}\`"
   echo
   if ((dry)); then
     echo "**Dry run**: commands printed, nothing run on a GPU."
@@ -495,8 +527,11 @@ write_report() {
     echo "**PASS**: every part that ran passed, in $SECONDS s."
   fi
   echo
-  echo "| part | result | s | limit s |"
-  echo "| --- | --- | --- | --- |"
+  echo "Limits: each part's estimated work (s) x $((MARGIN / 100)).$((MARGIN % 100 / 10)), the whole" \
+    "within $BUDGET s."
+  echo
+  echo "| part | result | s | limit s | work estimated s |"
+  echo "| --- | --- | --- | --- | --- |"
   printf '%s\n' "${SUMMARY[@]}"
   for part in "${PARTS[@]}"; do
     printf '\n## %s\n\n' "${TITLE[$part]}"
@@ -504,26 +539,151 @@ write_report() {
   done
 }
 
-JOBS=${JOBS:-8} BENCH_SIZES=${BENCH_SIZES:-"16384 65536"} BENCH_TARGET=${BENCH_TARGET:-2}
-find_python || die "no python3 with h5py and numpy (integration.py reads the frames): set GOLMPI_PYTHON"
-if ! find_mpiexec; then
-  ((dry)) ||
-    die "no mpiexec or mpirun on PATH (set MPIEXEC; on a bare GPU machine: portable-deps.sh install)"
-  MPIEXEC=mpiexec MPI_LAUNCH="mpiexec --oversubscribe -n"
+# Sizing ----------------------------------------------------------------------------------------
+# The work of each part in seconds on one GPU, from what it runs; the limits share the budget in
+# proportion to it, so each part has the same margin. The report puts each part's time beside its
+# limit and estimate: a session with a GPU corrects the per-case figures here from it.
+
+waves() { echo $((($1 + $2 - 1) / $2)); }
+
+estimate_work() {
+  local n
+  # nvidia-smi, golmpi --version, the versions (the bounds are measured before the parts)
+  WORK[env]=10
+  # a GPU ctest case starts golmpi 1 to 5 times under mpiexec (MPI, a CUDA context and NCCL: about
+  # 1 s each) on grids of a few thousand cells: 6 s a case; ctest -j JOBS runs cases of JOBS ranks
+  # (their PROCESSORS) at a time
+  n=$(gpu_tests | awk -F'\t' '{ p += $2 } END { print p + 0 }')
+  WORK[ctest]=$(($(waves "$n" "$JOBS") * 6))
+  # an integration case: 2 to 5 golmpi runs of small grids, 6 s a case, JOBS at a time
+  WORK[frames]=$(($(waves "$(wc -l <"$work/frames.cases")" "$JOBS") * 6))
+  # the probe, then 6 s a case, 2 at a time
+  WORK[nccl_multi]=$((NCCL_PROBE_S / 2 + $(waves "$(wc -l <"$work/nccl_multi.cases")" 2) * 6))
+  # compute-sanitizer's start-up and racecheck's instrumentation of 40 small generations: 20 s a
+  # case, 3 at a time
+  WORK[sanitize]=$(($(waves "$(wc -l <"$work/sanitize.cases")" 3) * 20))
+  # gpu_bench.sh, each size: 12 runs (calibration, 11 timed) of BENCH_TARGET s and 3 s of start-up
+  # (MPI, CUDA, the random start of up to 65536^2), and 6 FRAMES + 3 frames written at 1 GB/s
+  # (u8 up to 16384^2, packed above)
+  WORK[bench]=$(awk -v sizes="$BENCH_SIZES" -v t="$BENCH_TARGET" -v f="$BENCH_FRAMES" 'BEGIN {
+    n = split(sizes, s, " ")
+    for (i = 1; i <= n; i++) {
+      cell = s[i] > 16384 ? 1 / 8 : 1
+      w += 12 * (t + 3) + (6 * f + 3) * s[i] * s[i] * cell / 1e9
+    }
+    printf "%d\n", w + 0.999 }')
+}
+
+# LIMIT of each part: its share of what the budget leaves after the probe, the bounds, the set-up
+# and each part's kill; MARGIN: limit over estimated work, in hundredths
+size_limits() {
+  local p total=0 budget
+  for p in "${PARTS[@]}"; do total=$((total + WORK[$p])); done
+  budget=$((BUDGET - PROBE_S - BOUNDS_S - SETUP_S - KILL_S * ${#PARTS[@]}))
+  ((budget > 0)) || die "GPU_CHECK_BUDGET=$BUDGET s leaves no time for the parts"
+  for p in "${PARTS[@]}"; do LIMIT[$p]=$((WORK[$p] * budget / total)); done
+  MARGIN=$((budget * 100 / total))
+  ((MARGIN >= 150)) || say "warning: the budget ($BUDGET s) is only $((MARGIN))% of the work" \
+    "estimated ($total s): a part may be killed at its limit (fewer BENCH_SIZES, a smaller BENCH_TARGET)"
+}
+
+# Prerequisites -----------------------------------------------------------------------------------
+# Every one is checked before anything runs; PROBLEMS gets one message for each that is missing.
+
+check_prerequisites() {
+  local want
+  case ${GOLMPI_ENABLE_CUDA:-$(cache GOLMPI_ENABLE_CUDA)} in
+  ON | on | 1 | TRUE | true | YES | yes) ;;
+  *) PROBLEMS+=("$build was configured without CUDA (GOLMPI_ENABLE_CUDA in its CMakeCache.txt): \
+configure it where nvcc is on PATH") ;;
+  esac
+  find_python || PROBLEMS+=("no python3 with h5py and numpy (integration.py reads the frames): \
+pip install h5py numpy, or set GOLMPI_PYTHON")
+  find_mpiexec || PROBLEMS+=("no mpiexec or mpirun on PATH (set MPIEXEC; on a bare GPU machine: \
+DIR/carry.sh install DIR with the packages of scripts/carry.sh download)")
+  CTEST=$(cache CMAKE_CTEST_COMMAND)
+  [[ -x $CTEST ]] || CTEST=$(command -v ctest) ||
+    PROBLEMS+=("no ctest on PATH (pip install cmake gives one)")
+  find_libs
+  if [[ " ${PARTS[*]} " == *" env "* || " ${PARTS[*]} " == *" bench "* ]]; then
+    if [[ ! -x $BOUNDS_TOOL ]]; then
+      PROBLEMS+=("no $BOUNDS_TOOL, which measures the GPU's bounds (built with golmpi when CUDA is \
+on: cmake --build $build)")
+    elif ldd "$BOUNDS_TOOL" | grep -q "not found"; then
+      PROBLEMS+=("$BOUNDS_TOOL cannot load $(ldd "$BOUNDS_TOOL" | awk '$3 == "not" { printf "%s ", $1 }')")
+    fi
+  fi
+  [[ " ${PARTS[*]} " == *" sanitize "* ]] && ! find_sanitizer &&
+    PROBLEMS+=("no compute-sanitizer (PATH, the CUDA toolkit; or set COMPUTE_SANITIZER)")
+  if [[ " ${PARTS[*]} " == *" bench "* ]]; then
+    # the densest frames run of gpu_bench.sh: 4 FRAMES + 1 frames of the largest size, and 1 GB
+    want=$(awk -v sizes="$BENCH_SIZES" -v f="$BENCH_FRAMES" 'BEGIN { n = split(sizes, s, " ")
+      for (i = 1; i <= n; i++) { b = s[i] * s[i] * (s[i] > 16384 ? 1 / 8 : 1); if (b > m) m = b }
+      printf "%d\n", ((4 * f + 1) * m + 1e9) / 1e9 + 1 }')
+    local free_gb
+    free_gb=$(df -Pk "$work" | awk 'NR == 2 { printf "%d\n", $4 / 1e6 }')
+    ((free_gb >= want)) || PROBLEMS+=("the benchmark writes up to $want GB of frames under $work, \
+which has $free_gb GB free: set TMPDIR to a larger local disk")
+  fi
+}
+
+# This GPU's bounds (tools/golmpi-bounds), for the report and the benchmark: BOUNDS_TEXT, DEVICE
+measure_bounds() {
+  local rc
+  DEVICE="GPU not measured" BOUNDS_TEXT="not measured"
+  ((dry)) && { printf '%q\n' "$BOUNDS_TOOL" >&2; return 0; }
+  timeout -k 2 "$BOUNDS_S" "$BOUNDS_TOOL" >"$work/bounds.json" 2>"$work/bounds.err"
+  rc=$?
+  if ((rc != 0)); then
+    BOUNDS_TEXT="not measured: golmpi-bounds exit $rc ($(tail -1 "$work/bounds.err"))"
+    : >"$work/bounds.json"
+    return 0
+  fi
+  eval "$("$PY" - "$work/bounds.json" <<'PY'
+import json, shlex, sys
+b = json.load(open(sys.argv[1]))
+name = f"{b['name']} (device {b['device']}, compute capability {b['compute_capability']})"
+text = (f"{name}: {b['sm_count']} SMs at up to {b['sm_clock_hz'] / 1e9:.2f} GHz, "
+        f"{b['memory_bytes'] / 2**30:.0f} GiB; device-to-device copy {b['copy_bytes_per_s']:.3e} "
+        f"B/s measured ({b['memory_peak_bytes_per_s']:.3e} B/s peak from its memory clock and bus)")
+print(f"DEVICE={shlex.quote(name)} BOUNDS_TEXT={shlex.quote(text)}")
+PY
+)"
+  say "$BOUNDS_TEXT"
+}
+
+# Main ------------------------------------------------------------------------------------------
+
+JOBS=${JOBS:-$(($(nproc) < 16 ? $(nproc) : 16))} BENCH_SIZES=${BENCH_SIZES:-"16384 65536"}
+BENCH_TARGET=${BENCH_TARGET:-1.5} BENCH_FRAMES=4 NCCL_PROBE_S=20
+BOUNDS_TOOL=$build/tools/golmpi-bounds
+PROBLEMS=()
+check_prerequisites
+if ((${#PROBLEMS[@]})); then
+  for m in "${PROBLEMS[@]}"; do say "$m"; done
+  [[ -n ${PY:-} ]] || exit 2
+  ((dry)) || exit 2
+  say "dry run: a real run would stop here (exit 2); the commands follow"
 fi
+[[ -n ${MPIEXEC:-} ]] || MPIEXEC=mpiexec MPI_LAUNCH="mpiexec --oversubscribe -n"
+CTEST=${CTEST:-ctest}
 read -ra MPI_ARGS <<<"$MPI_LAUNCH"
-CTEST=$(cache CMAKE_CTEST_COMMAND)
-[[ -x $CTEST ]] || CTEST=$(command -v ctest) || die "no ctest on PATH (pip install cmake gives one)"
-find_libs || ((dry)) || exit 2
 probe_versions
 write_runner
 make_shadow
 mkdir -p "$work/logs"
+cases_frames
+cases_nccl_multi
+cases_sanitize
+estimate_work
+size_limits
+say "parts and limits (s): $(for p in "${PARTS[@]}"; do printf '%s %s, ' "$p" "${LIMIT[$p]}"; done)\
+work estimated x $((MARGIN / 100)).$((MARGIN % 100 / 10)), within $BUDGET s"
 
 if ((!dry)) && [[ ${GPU_CHECK_NO_PROBE:-0} != 1 ]]; then
   # The one check that decides whether there is anything to prove: golmpi's own (exit 3: no GPU)
-  timeout 120 "${MPI_ARGS[@]}" 1 "$golmpi" --backend cuda --size 64 --steps 1 --no-output --quiet \
-    >"$work/probe.log" 2>&1
+  timeout -k 2 "$PROBE_S" "${MPI_ARGS[@]}" 1 "$golmpi" --backend cuda --size 64 --steps 1 \
+    --no-output --quiet >"$work/probe.log" 2>&1
   rc=$?
   if ((rc == 3)); then
     msg="no GPU: nothing to prove ($(grep -m1 'error' "$work/probe.log" || tail -1 "$work/probe.log"))"
@@ -537,6 +697,7 @@ if ((!dry)) && [[ ${GPU_CHECK_NO_PROBE:-0} != 1 ]]; then
     exit 1
   fi
 fi
+measure_bounds
 
 for part in "${PARTS[@]}"; do run_part "$part"; done
 if [[ -n $report ]]; then write_report >"$report"; say "report: $report"; else write_report; fi

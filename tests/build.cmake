@@ -28,4 +28,4 @@ set_tests_properties(build_rpath build_nccl_configure PROPERTIES SKIP_RETURN_COD
 add_test(NAME build_gpu_check
   COMMAND bash ${GOLMPI_TEST_DIR}/test_build.sh gpu_check $<TARGET_FILE:golmpi>)
 set_tests_properties(build_gpu_check PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
-  ENVIRONMENT "${golmpi_build_env};GOLMPI_PYTHON=${Python3_EXECUTABLE}")
+  ENVIRONMENT "${golmpi_build_env};GOLMPI_PYTHON=${GOLMPI_PYTHON}")

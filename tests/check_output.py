@@ -16,9 +16,11 @@ import shutil
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
     import h5py
     import numpy as np
+    import reference  # the frame schedule and chunk names
 except Exception as e:  # ctest reports the check skipped (SKIP_RETURN_CODE 77), never absent
     print("SKIP: %s cannot import h5py and numpy (%s)" % (sys.executable, e))
     sys.exit(77)
@@ -33,23 +35,11 @@ def expect(cond, msg):
 
 
 def schedule(m):
-    """The frame generations: the start, every multiple of save_every in between, the end."""
-    g0, g1, k = m["g_start"], m["g_end"], m["save_every"]
-    if g0 == g1:
-        return [g0]
-    return [g0] + list(range((g0 // k + 1) * k, g1, k)) + [g1]
+    return reference.frame_generations(m["g_start"], m["g_end"], m["save_every"])
 
 
 def chunks(m):
-    gens = schedule(m)
-    c = m["chunk"]
-    return [gens[i:i + c] for i in range(0, len(gens), c)]
-
-
-def chunk_name(base, gens):
-    if len(gens) == 1:
-        return "%s_%06d.h5" % (base, gens[0])
-    return "%s_%06d-%06d.h5" % (base, gens[0], gens[-1])
+    return reference.chunk_schedule(m["g_start"], m["g_end"], m["save_every"], m["chunk"])
 
 
 def expected_frame(m, g):
@@ -92,7 +82,7 @@ def row_bytes(m):
 def check_run(d, m):
     base = m["base"]
     shape_hw = (m["height"], row_bytes(m))
-    names = [chunk_name(base, gens) for gens in chunks(m)]
+    names = [reference.chunk_name(base, gens) for gens in chunks(m)]
     present = sorted(os.path.basename(p) for p in glob.glob(os.path.join(d, base + "_*")))
     expect(present == sorted(names), "%s: chunk files %s, want %s" % (base, present, names))
 

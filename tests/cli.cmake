@@ -12,29 +12,9 @@ add_test(NAME config COMMAND test_config WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
 # README.md's Command line table against the option table: same options, same defaults
 add_test(NAME options_readme COMMAND test_options_readme ${PROJECT_SOURCE_DIR}/README.md)
 
-if(Python3_EXECUTABLE)
-  add_test(NAME bad_inputs
-    COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/bad_inputs.py
-            --golmpi $<TARGET_FILE:golmpi> --patterns ${GOLMPI_TEST_DIR}/patterns
-            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-  set_tests_properties(bad_inputs PROPERTIES PROCESSORS 2 TIMEOUT 300
-    ENVIRONMENT "OMP_NUM_THREADS=1")
-endif()
-
-if(Python3_EXECUTABLE)
-  # progress lines in a batch log (stderr to a file under mpiexec)
-  add_test(NAME progress_batch_log
-    COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/test_progress.py --golmpi $<TARGET_FILE:golmpi>
-            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-  set_tests_properties(progress_batch_log PROPERTIES PROCESSORS 2 TIMEOUT 120
-    ENVIRONMENT "OMP_NUM_THREADS=1")
-endif()
-
-if(Python3_EXECUTABLE)
-  # a SIGSTOPped rank of 3 makes every rank exit with a message within --timeout (CPU backend)
-  add_test(NAME stalled_rank
-    COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/test_stalled_rank.py
-            --golmpi $<TARGET_FILE:golmpi> --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-  set_tests_properties(stalled_rank PROPERTIES PROCESSORS 3 TIMEOUT 300 SKIP_RETURN_CODE 77
-    ENVIRONMENT "OMP_NUM_THREADS=1")
-endif()
+golmpi_driver_test(bad_inputs bad_inputs.py PROCESSORS 2 TIMEOUT 300
+  ARGS --patterns ${GOLMPI_TEST_DIR}/patterns)
+# progress lines in a batch log (stderr to a file under mpiexec)
+golmpi_driver_test(progress_batch_log test_progress.py PROCESSORS 2 TIMEOUT 120)
+# a SIGSTOPped rank of 3 makes every rank exit with a message within --timeout (CPU backend)
+golmpi_driver_test(stalled_rank test_stalled_rank.py SKIP PROCESSORS 3 TIMEOUT 300)

@@ -6,7 +6,6 @@ foreach(t word decomp depth random_start cuda_plan cpu_strip)
 endforeach()
 
 # integration.py runs golmpi under mpiexec itself; the rank count is part of each case.
-string(JOIN " " GOLMPI_MPIEXEC_LINE ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS} ${MPIEXEC_NUMPROC_FLAG})
 set(GOLMPI_INTEGRATION_CASES
   ref_77x23_p1_torus_B3S23 ref_77x23_p2_dead_B3S23 ref_77x23_p3_torus_B36S23
   ref_77x23_p4_dead_B36S23 ref_130x67_p3_torus_B3S23_packed ref_130x67_p4_dead_B36S23_packed
@@ -17,11 +16,7 @@ set(GOLMPI_INTEGRATION_CASES
   random_start across restart pattern r_pentomino pieces)
 function(golmpi_integration_tests backend)
   foreach(c ${GOLMPI_INTEGRATION_CASES})
-    add_test(NAME ${backend}_${c}
-      COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
-              --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend ${backend} ${ARGN} ${c})
-    set_tests_properties(${backend}_${c} PROPERTIES SKIP_RETURN_CODE 77 PROCESSORS 2
-      ENVIRONMENT "OMP_NUM_THREADS=1" TIMEOUT 600)
+    golmpi_integration_test(${backend}_${c} ${backend} ${c} SKIP TIMEOUT 600)
   endforeach()
 endfunction()
 golmpi_integration_tests(cpu)
@@ -42,12 +37,7 @@ set(GOLMPI_DEPTH_CASES_16
   ref_70x1100_p1_torus_B36S23)
 function(golmpi_depth_tests depth)
   foreach(c ${ARGN})
-    add_test(NAME cpu_depth${depth}_${c}
-      COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
-              --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu
-              --halo-depth ${depth} ${c})
-    set_tests_properties(cpu_depth${depth}_${c} PROPERTIES PROCESSORS 2
-      ENVIRONMENT "OMP_NUM_THREADS=1" TIMEOUT 600)
+    golmpi_integration_test(cpu_depth${depth}_${c} cpu ${c} DEPTH ${depth} TIMEOUT 600)
   endforeach()
 endfunction()
 golmpi_depth_tests(1 ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23 pieces)
@@ -61,11 +51,8 @@ golmpi_depth_tests(16 ${GOLMPI_DEPTH_CASES_16})
 # CPU lacks the set (integration.py: golmpi refuses it with exit 2 and /proc/cpuinfo agrees).
 foreach(isa avx2 base)
   foreach(c ref_2241x37_p2_dead_B36S23 ref_4133x24_p3_torus_B3S23)
-    add_test(NAME cpu_isa_${isa}_${c}
-      COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
-              --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu ${c})
-    set_tests_properties(cpu_isa_${isa}_${c} PROPERTIES SKIP_RETURN_CODE 77 PROCESSORS 2
-      ENVIRONMENT "OMP_NUM_THREADS=1;GOLMPI_CPU_ISA=${isa}" TIMEOUT 600)
+    golmpi_integration_test(cpu_isa_${isa}_${c} cpu ${c} SKIP TIMEOUT 600
+      ENV GOLMPI_CPU_ISA=${isa})
   endforeach()
 endforeach()
 
@@ -78,20 +65,12 @@ foreach(threads 1 3)
     list(GET c 0 depth)
     list(GET c 1 tile)
     list(GET c 2 case)
-    set(name cpu_tiles${tile}_t${threads}_depth${depth}_${case})
-    add_test(NAME ${name}
-      COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
-              --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu
-              --halo-depth ${depth} ${case})
-    set_tests_properties(${name} PROPERTIES PROCESSORS 2 TIMEOUT 600
-      ENVIRONMENT "OMP_NUM_THREADS=${threads};GOLMPI_CPU_TILE_ROWS=${tile}")
+    golmpi_integration_test(cpu_tiles${tile}_t${threads}_depth${depth}_${case} cpu ${case}
+      DEPTH ${depth} TIMEOUT 600 ENV OMP_NUM_THREADS=${threads} GOLMPI_CPU_TILE_ROWS=${tile})
   endforeach()
 endforeach()
 
-add_test(NAME cpu_depth_refused
-  COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
-          --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cpu depth_refused)
-set_tests_properties(cpu_depth_refused PROPERTIES PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=1")
+golmpi_integration_test(cpu_depth_refused cpu depth_refused)
 if(GOLMPI_ENABLE_CUDA)
   # one GPU serves every rank in CI-like setups: --halo auto picks NCCL only for distinct GPUs
   golmpi_integration_tests(cuda)
@@ -100,12 +79,8 @@ if(GOLMPI_ENABLE_CUDA)
   # 8 generations (GOL_DEEP_MAX) and the rest. The same cases and reference as on the CPU.
   function(golmpi_cuda_depth_tests depth)
     foreach(c ${ARGN})
-      add_test(NAME cuda_depth${depth}_${c}
-        COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/integration.py
-                --mpiexec "${GOLMPI_MPIEXEC_LINE}" --golmpi $<TARGET_FILE:golmpi> --backend cuda
-                --halo-depth ${depth} ${c})
-      set_tests_properties(cuda_depth${depth}_${c} PROPERTIES SKIP_RETURN_CODE 77 PROCESSORS 2
-        ENVIRONMENT "OMP_NUM_THREADS=1" TIMEOUT 600 LABELS gpu)
+      golmpi_integration_test(cuda_depth${depth}_${c} cuda ${c} DEPTH ${depth} SKIP TIMEOUT 600
+        LABELS gpu)
     endforeach()
   endfunction()
   golmpi_cuda_depth_tests(1 ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23 pieces)
@@ -117,9 +92,8 @@ if(GOLMPI_ENABLE_CUDA)
   golmpi_cuda_depth_tests(64 ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23)
 endif()
 
-add_test(NAME backend_auto
-  COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/test_backend_auto.py "${GOLMPI_MPIEXEC_LINE}" $<TARGET_FILE:golmpi>)
-set_tests_properties(backend_auto PROPERTIES PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=1")
+golmpi_test(backend_auto PYTHON PROCESSORS 2 ENV OMP_NUM_THREADS=1
+  COMMAND ${GOLMPI_TEST_DIR}/test_backend_auto.py "${GOLMPI_MPIEXEC_LINE}" $<TARGET_FILE:golmpi>)
 
 # The random start made in place by the backends (backend_init_random) against the host's rows,
 # halo rows included, on 1 and 3 ranks; with CUDA also the kernel's emulation (kernels/init_cuda.cu).

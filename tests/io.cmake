@@ -4,21 +4,6 @@ target_link_libraries(test_io_roundtrip PRIVATE golmpi_core)
 
 # The checkers are registered whatever Python there is: without the modules they need they exit
 # 77 and ctest reports them skipped, so a missing h5py or vtk shows in every test summary.
-# golmpi_io_check(<name> <python> <args...>): one checker run; no Python at all skips too.
-function(golmpi_io_check name python)
-  if(python)
-    add_test(NAME ${name} COMMAND ${python} ${ARGN})
-  else()
-    add_test(NAME ${name} COMMAND sh -c "echo 'SKIP: no Python 3 found at configure time'; exit 77")
-  endif()
-  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
-endfunction()
-
-# h5py and numpy: tests/CMakeLists.txt found the Python that has them, or warned.
-set(GOLMPI_IO_PYTHON "${GOLMPI_H5PY_PYTHON}")
-if(NOT GOLMPI_IO_PYTHON)
-  set(GOLMPI_IO_PYTHON "${Python3_EXECUTABLE}")
-endif()
 
 # VTK's XDMF reader (ParaView's) as a second judge of the .xmf files, when some Python has vtk.
 set(GOLMPI_VTK_PYTHON "" CACHE FILEPATH "A Python with the vtk package, for the XDMF-through-VTK checks")
@@ -26,8 +11,7 @@ set(GOLMPI_VTK_CHECK_PYTHON "${GOLMPI_VTK_PYTHON}")
 if(NOT GOLMPI_VTK_CHECK_PYTHON)
   golmpi_python_with(GOLMPI_VTK_CHECK_PYTHON "vtk, numpy")
 endif()
-if(NOT GOLMPI_VTK_CHECK_PYTHON)
-  set(GOLMPI_VTK_CHECK_PYTHON "${Python3_EXECUTABLE}")
+if(NOT GOLMPI_VTK_CHECK_PYTHON) # golmpi_test then runs them with GOLMPI_PYTHON
   message(STATUS "no Python with vtk and numpy: the XDMF-through-VTK checks will report skipped")
 endif()
 
@@ -48,30 +32,22 @@ foreach(n 1 2 3 4 sync2)
     COMMAND $<TARGET_FILE:test_io_roundtrip> ${dir} ${mode})
   set_tests_properties(io_roundtrip_${n} PROPERTIES FIXTURES_REQUIRED io_clean_${n}
     FIXTURES_SETUP io_files_${n} TIMEOUT 120)
-  golmpi_io_check(io_check_output_${n} "${GOLMPI_IO_PYTHON}"
-    ${GOLMPI_TEST_DIR}/check_output.py ${dir})
-  golmpi_io_check(io_check_xdmf_${n} "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/check_xdmf.py ${dir})
-  golmpi_io_check(io_check_xdmf_vtk_${n} "${GOLMPI_VTK_CHECK_PYTHON}"
-    ${GOLMPI_TEST_DIR}/check_xdmf.py --vtk ${dir})
-  set_tests_properties(io_check_output_${n} io_check_xdmf_${n} io_check_xdmf_vtk_${n} PROPERTIES
-    FIXTURES_REQUIRED "io_clean_${n};io_files_${n}" TIMEOUT 120)
+  set(check SKIP PYTHON TIMEOUT 120 FIXTURES_REQUIRED io_clean_${n} io_files_${n})
+  golmpi_test(io_check_output_${n} ${check} COMMAND ${GOLMPI_TEST_DIR}/check_output.py ${dir})
+  golmpi_test(io_check_xdmf_${n} ${check} COMMAND ${GOLMPI_TEST_DIR}/check_xdmf.py ${dir})
+  golmpi_test(io_check_xdmf_vtk_${n} ${check} PYTHON_EXE "${GOLMPI_VTK_CHECK_PYTHON}"
+    COMMAND ${GOLMPI_TEST_DIR}/check_xdmf.py --vtk ${dir})
 endforeach()
 
 # ParaView as a user opens the run: OpenDataFile (File > Open's reader) on the .xmf from another
 # working directory, under xvfb-run; skipped (77) only when pvpython or xvfb-run is absent.
-golmpi_io_check(io_paraview "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_paraview.py
-  --golmpi $<TARGET_FILE:golmpi> --work ${CMAKE_CURRENT_BINARY_DIR}/io_paraview
-  --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-set_tests_properties(io_paraview PROPERTIES PROCESSORS 2 TIMEOUT 180
-  ENVIRONMENT "OMP_NUM_THREADS=1")
+golmpi_driver_test(io_paraview test_paraview.py SKIP PROCESSORS 2 TIMEOUT 180
+  ARGS --work ${CMAKE_CURRENT_BINARY_DIR}/io_paraview)
 
 # --stats fields, /population against the frames (u8, packed, 1-3 ranks, restart), the start-up
 # table (one line a rank, none with --quiet) and --version (tests/test_stats.py)
-golmpi_io_check(stats_population "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_stats.py
-  --golmpi $<TARGET_FILE:golmpi> --cuda ${GOLMPI_ENABLE_CUDA}
-  --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-set_tests_properties(stats_population PROPERTIES PROCESSORS 3 TIMEOUT 300
-  ENVIRONMENT "OMP_NUM_THREADS=1")
+golmpi_driver_test(stats_population test_stats.py SKIP PROCESSORS 3 TIMEOUT 300
+  ARGS --cuda ${GOLMPI_ENABLE_CUDA})
 
 # Output that survives faults (issue 9), one ctest per part of tests/test_faults.py: a full disk
 # (a small tmpfs, so root only: skipped otherwise), one writer per output (the lock), stale .part
@@ -80,10 +56,7 @@ set_tests_properties(stats_population PROPERTIES PROCESSORS 3 TIMEOUT 300
 add_executable(test_verify ${CMAKE_CURRENT_SOURCE_DIR}/test_verify.c)
 target_link_libraries(test_verify PRIVATE golmpi_core)
 foreach(part disk_full lock stale names verify)
-  golmpi_io_check(io_faults_${part} "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_faults.py
-    --golmpi $<TARGET_FILE:golmpi> --verify-helper $<TARGET_FILE:test_verify>
-    --work ${CMAKE_CURRENT_BINARY_DIR}/io_faults_${part} --part ${part}
-    --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-  set_tests_properties(io_faults_${part} PROPERTIES PROCESSORS 3 TIMEOUT 300
-    ENVIRONMENT "OMP_NUM_THREADS=1")
+  golmpi_driver_test(io_faults_${part} test_faults.py SKIP PROCESSORS 3 TIMEOUT 300
+    ARGS --verify-helper $<TARGET_FILE:test_verify>
+         --work ${CMAKE_CURRENT_BINARY_DIR}/io_faults_${part} --part ${part})
 endforeach()

@@ -1,25 +1,7 @@
 # Tests of jobs/, tools/ and the NVTX ranges. Included from tests/CMakeLists.txt.
 
-# The Python tests need h5py and numpy; a pyenv or venv interpreter found first may lack them,
-# while the distribution's python3 has them (Debian: python3-h5py, python3-numpy).
-set(GOLMPI_JOBS_PYTHON "")
-foreach(py IN ITEMS ${Python3_EXECUTABLE} /usr/bin/python3)
-  if(py AND NOT GOLMPI_JOBS_PYTHON)
-    execute_process(COMMAND ${py} -c "import h5py, numpy" RESULT_VARIABLE py_rc
-                    OUTPUT_QUIET ERROR_QUIET)
-    if(py_rc EQUAL 0)
-      set(GOLMPI_JOBS_PYTHON ${py})
-    endif()
-  endif()
-endforeach()
-if(NOT GOLMPI_JOBS_PYTHON)
-  message(WARNING "No Python with h5py and numpy: the jobs/render/NVTX tests are not registered "
-                  "(Debian: apt-get install python3-h5py python3-numpy)")
-endif()
-
-# "mpiexec --oversubscribe [--allow-run-as-root] -n": the launcher prefix for Python drivers.
-string(REPLACE ";" " " golmpi_jobs_launcher
-       "${MPIEXEC_EXECUTABLE};${GOLMPI_MPIEXEC_FLAGS};${MPIEXEC_NUMPROC_FLAG}")
+# The Python tests here need h5py and numpy: without them (GOLMPI_H5PY_PYTHON empty,
+# tests/helpers.cmake warned) they are not registered.
 
 # NVTX injection library: logs the ranges golmpi opens, so a test can check them without nsys.
 if(NVTX3_INCLUDE_DIR)
@@ -29,55 +11,48 @@ if(NVTX3_INCLUDE_DIR)
   target_compile_options(nvtx_inject PRIVATE -Wall -Wextra)
   target_compile_definitions(nvtx_inject PRIVATE _GNU_SOURCE)
   target_link_libraries(nvtx_inject PRIVATE Threads::Threads)
-  if(GOLMPI_JOBS_PYTHON)
-    add_test(NAME jobs_nvtx_ranges
-      COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_nvtx.py
-              --golmpi $<TARGET_FILE:golmpi> --inject $<TARGET_FILE:nvtx_inject>
-              --launcher "${golmpi_jobs_launcher} ${MPIEXEC_PREFLAGS}" --ranks 2)
-    set_tests_properties(jobs_nvtx_ranges PROPERTIES PROCESSORS 2 TIMEOUT 300)
+  if(GOLMPI_H5PY_PYTHON)
+    set(nvtx_args --golmpi $<TARGET_FILE:golmpi> --inject $<TARGET_FILE:nvtx_inject>
+                  --launcher "${GOLMPI_MPIEXEC_LINE} ${MPIEXEC_PREFLAGS}" --ranks 2)
+    golmpi_test(jobs_nvtx_ranges PYTHON PROCESSORS 2 TIMEOUT 300
+      COMMAND ${GOLMPI_TEST_DIR}/test_nvtx.py ${nvtx_args})
     if(GOLMPI_ENABLE_CUDA)
       # stream names and d2h ranges; 77 (skip) where golmpi finds no GPU
-      add_test(NAME jobs_nvtx_ranges_cuda
-        COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_nvtx.py --backend cuda
-                --golmpi $<TARGET_FILE:golmpi> --inject $<TARGET_FILE:nvtx_inject>
-                --launcher "${golmpi_jobs_launcher} ${MPIEXEC_PREFLAGS}" --ranks 2)
-      set_tests_properties(jobs_nvtx_ranges_cuda PROPERTIES PROCESSORS 2 TIMEOUT 300
-        SKIP_RETURN_CODE 77)
+      golmpi_test(jobs_nvtx_ranges_cuda PYTHON SKIP PROCESSORS 2 TIMEOUT 300
+        COMMAND ${GOLMPI_TEST_DIR}/test_nvtx.py --backend cuda ${nvtx_args})
     endif()
   endif()
 endif()
 
 # golmpi-render (tools/) is built only where libpng is found; the same test decides here.
 find_package(PNG QUIET)
-if(PNG_FOUND AND GOLMPI_JOBS_PYTHON)
-  add_test(NAME jobs_render
-    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_render.py
+if(PNG_FOUND AND GOLMPI_H5PY_PYTHON)
+  golmpi_test(jobs_render PYTHON PROCESSORS 2 TIMEOUT 300
+    COMMAND ${GOLMPI_TEST_DIR}/test_render.py
             --render $<TARGET_FILE:golmpi-render> --golmpi $<TARGET_FILE:golmpi>
-            --launcher "${golmpi_jobs_launcher} 2 ${MPIEXEC_PREFLAGS}")
-  set_tests_properties(jobs_render PROPERTIES PROCESSORS 2 TIMEOUT 300)
+            --launcher "${GOLMPI_MPIEXEC_LINE} 2 ${MPIEXEC_PREFLAGS}")
 endif()
 
 # The README's code blocks, run as a user would (tests/test_readme.py lists which blocks run and
 # why the others are skipped); the render blocks need golmpi-render.
-if(GOLMPI_JOBS_PYTHON)
+if(GOLMPI_H5PY_PYTHON)
   set(golmpi_readme_args --readme ${PROJECT_SOURCE_DIR}/README.md --golmpi $<TARGET_FILE:golmpi>)
   if(PNG_FOUND)
     list(APPEND golmpi_readme_args --render $<TARGET_FILE:golmpi-render>)
   endif()
-  add_test(NAME jobs_readme COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_readme.py
-                                    ${golmpi_readme_args})
-  set_tests_properties(jobs_readme PROPERTIES PROCESSORS 2 TIMEOUT 600)
+  golmpi_test(jobs_readme PYTHON PROCESSORS 2 TIMEOUT 600
+    COMMAND ${GOLMPI_TEST_DIR}/test_readme.py ${golmpi_readme_args})
 endif()
 
 # The job scripts: shell syntax, and a real local run through jobs/run_local.sh.
 add_test(NAME jobs_scripts_syntax
   COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh; do bash -n \"$f\" || exit 1; done"
           ${PROJECT_SOURCE_DIR})
-if(GOLMPI_JOBS_PYTHON)
+if(GOLMPI_H5PY_PYTHON)
   add_test(NAME jobs_run_local
     COMMAND bash ${GOLMPI_TEST_DIR}/slurm/run_local_check.sh)
   set_tests_properties(jobs_run_local PROPERTIES PROCESSORS 2 TIMEOUT 300
-    ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
+    ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_PYTHON}")
 
   # The scaling study at a tiny size on 1 and 2 ranks: the CSV (jobs_scaling), then the plot
   # drawn from that CSV (jobs_scaling_plot; 77, skip, when python3 lacks matplotlib).
@@ -87,9 +62,9 @@ if(GOLMPI_JOBS_PYTHON)
     COMMAND bash ${GOLMPI_TEST_DIR}/test_scaling.sh csv ${CMAKE_CURRENT_BINARY_DIR}/jobs_scaling)
   set_tests_properties(jobs_scaling PROPERTIES PROCESSORS 2 TIMEOUT 300
     FIXTURES_SETUP golmpi_scaling_csv
-    ENVIRONMENT "${golmpi_scaling_env};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
+    ENVIRONMENT "${golmpi_scaling_env};GOLMPI_PYTHON=${GOLMPI_PYTHON}")
   if(NOT GOLMPI_PLOT_PYTHON)
-    set(GOLMPI_PLOT_PYTHON ${GOLMPI_JOBS_PYTHON})
+    set(GOLMPI_PLOT_PYTHON ${GOLMPI_PYTHON})
   endif()
   add_test(NAME jobs_scaling_plot
     COMMAND bash ${GOLMPI_TEST_DIR}/test_scaling.sh plot ${CMAKE_CURRENT_BINARY_DIR}/jobs_scaling)
@@ -101,18 +76,14 @@ if(GOLMPI_JOBS_PYTHON)
   # sbatch --wait. 77 (skip) only when slurm-wlm or munge are missing and cannot be installed.
   add_test(NAME jobs_slurm COMMAND bash ${GOLMPI_TEST_DIR}/test_slurm.sh)
   set_tests_properties(jobs_slurm PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 RUN_SERIAL TRUE
-    ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
+    ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_PYTHON}")
 endif()
 
 # Checkpoint on a signal and resume into the same series, without Slurm: SIGTERM to one rank of 3,
 # SIGUSR1 to mpiexec, resumed with --restart life.h5 --output life.h5, against a run that never
 # stopped (h5py, exactly).
-if(GOLMPI_JOBS_PYTHON)
-  add_test(NAME checkpoint_resume
-    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_checkpoint.py --golmpi $<TARGET_FILE:golmpi>
-            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-  set_tests_properties(checkpoint_resume PROPERTIES PROCESSORS 3 TIMEOUT 300
-    ENVIRONMENT "OMP_NUM_THREADS=1")
+if(GOLMPI_H5PY_PYTHON)
+  golmpi_driver_test(checkpoint_resume test_checkpoint.py PROCESSORS 3 TIMEOUT 300)
 endif()
 
 # cmake --install into a temporary prefix: golmpi, golmpi-render and the job scripts, executable;

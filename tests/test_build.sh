@@ -110,6 +110,15 @@ gpu_check)
     ((rc == 2)) || fail "gpu_check.sh $args: exit $rc, expected 2: $(cat "$tmp/out")"
     grep -q "^gpu_check: " "$tmp/out" || fail "gpu_check.sh $args: no message"
   done
+  # every missing prerequisite named, one message each, before anything runs: exit 2
+  rc=0
+  MPIEXEC=/nonexistent/mpiexec COMPUTE_SANITIZER=/nonexistent/compute-sanitizer \
+    "$check" --build "$(dirname "$2")" >"$tmp/out" 2>&1 || rc=$?
+  ((rc == 2)) || fail "gpu_check.sh without mpiexec and compute-sanitizer: exit $rc, expected 2"
+  grep -q "^gpu_check: no mpiexec" "$tmp/out" || fail "no message for the missing mpiexec: $(cat "$tmp/out")"
+  grep -q "^gpu_check: no compute-sanitizer" "$tmp/out" ||
+    fail "no message for the missing compute-sanitizer: $(cat "$tmp/out")"
+  grep -q "no GPU" "$tmp/out" && fail "gpu_check.sh probed the GPU before its prerequisites"
   # --dry-run: every part's commands, from the build's own ctest list, and a report
   build=$(dirname "$2")
   "$check" --build "$build" --dry-run "$tmp/dry.md" 2>"$tmp/dry.err" ||
@@ -128,7 +137,8 @@ gpu_check)
   if "$2" --backend cuda --size 8 --steps 0 --no-output --quiet >/dev/null 2>&1; then
     echo "a GPU is present: the no-GPU path is not checked here (scripts/gpu_check.sh is the proof)"
   else
-    rc=0; "$check" --build "$build" "$tmp/nogpu.md" 2>"$tmp/nogpu.err" || rc=$?
+    # (not the sanitize part: this machine may have no compute-sanitizer, a missing prerequisite)
+    rc=0; GPU_CHECK_PROBE_S=120 "$check" --build "$build" --parts env,ctest,frames "$tmp/nogpu.md" 2>"$tmp/nogpu.err" || rc=$?
     ((rc == 3)) || fail "gpu_check.sh without a GPU: exit $rc, expected 3: $(cat "$tmp/nogpu.err")"
     grep -q "no GPU: nothing to prove" "$tmp/nogpu.err" "$tmp/nogpu.md" || fail "no 'no GPU' message"
   fi

@@ -18,22 +18,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: E402  (the frame schedule and chunk names)
+
 
 def fail(msg):
     print("FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
-
-
-def expected_chunks(steps, save_every, chunk):
-    """The frames' generations (0, every save_every, and the last), grouped by chunk."""
-    gens = list(range(0, steps + 1, save_every))
-    if gens[-1] != steps:
-        gens.append(steps)
-    return [gens[i:i + chunk] for i in range(0, len(gens), chunk)]
-
-
-def chunk_name(g):
-    return f"life_{g[0]:06d}.h5" if len(g) == 1 else f"life_{g[0]:06d}-{g[-1]:06d}.h5"
 
 
 def parse_log(path):
@@ -146,7 +137,7 @@ def check_rank(path, rank, chunks, steps, present_files, backend):
         if tid != writer_tid:
             fail(f"{where}: 'write {name}' on thread {tid} ({names.get(tid, '?')}), not on 'hdf5-writer'")
     written = sorted(os.path.basename(n) for _, n in writes)
-    expect = sorted(chunk_name(c) for c in chunks)
+    expect = sorted(reference.chunk_name("life", c) for c in chunks)
     if written != expect:
         fail(f"{where}: 'write' ranges for {written}, expected one per chunk file {expect}")
     if sorted(present_files) != expect:
@@ -164,7 +155,7 @@ def main():
     ap.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     args = ap.parse_args()
     size, steps, save_every, chunk = 96, 12, 3, 2
-    chunks = expected_chunks(steps, save_every, chunk)
+    chunks = reference.chunk_schedule(0, steps, save_every, chunk)
     with tempfile.TemporaryDirectory(prefix="golmpi_nvtx_") as tmp:
         log = os.path.join(tmp, "nvtx")
         env = dict(os.environ, NVTX_INJECTION64_PATH=os.path.abspath(args.inject), GOLMPI_NVTX_LOG=log,
@@ -184,7 +175,7 @@ def main():
         want_logs = [f"nvtx.rank{r}" for r in range(args.ranks)]
         if logs != want_logs:
             fail(f"NVTX logs {logs}, expected {want_logs}: was the injection library loaded?")
-        present = [n for n in os.listdir(tmp) if re.fullmatch(r"life_\d{6}(-\d{6})?\.h5", n)]
+        present = [n for n in os.listdir(tmp) if re.fullmatch("life" + reference.CHUNK_NAME, n)]
         for r in range(args.ranks):
             check_rank(os.path.join(tmp, f"nvtx.rank{r}"), r, chunks, steps, present, args.backend)
     print("PASS")

@@ -1,23 +1,26 @@
 #!/usr/bin/env python3
-"""Run the README's code blocks, as a user following it literally would.
+"""Run the code blocks of the README and of the pages a user follows, as a user would, literally.
 
-Every fenced code block in README.md must follow a marker line `<!-- readme-test: NAME -->`, and
-every NAME must have a decision in BLOCKS below: run it, or skip it for the reason given. A new
-block without a marker, a marker without a decision, or a decision whose block is gone fails the
-test, so no snippet escapes unnoticed.
+The pages are README.md, then docs/*.md in name order, then tools/README.md (found beside the
+README given). Every fenced code block in them must follow a marker line
+`<!-- readme-test: NAME -->`, and every NAME must have a decision in BLOCKS below: run it, or skip
+it for the reason given. A new block without a marker, a marker without a decision, a name used
+twice, or a decision whose block is gone fails the test, so no snippet escapes unnoticed.
 
-The blocks that run do so in README order, in one scratch directory that holds links to the
-source tree's tests/, bench/, jobs/ and scripts/ (the README's commands start from the repository
-root), with the built golmpi and golmpi-render, and this Python (which has h5py) as `python3`,
-first on PATH. Open MPI's mpirun runs oversubscribed and, where needed, as root, through its
-environment variables (OMPI_MCA_rmaps_base_oversubscribe, OMPI_ALLOW_RUN_AS_ROOT*); the README
-says when a user needs the matching options. Beyond running, the test checks what the blocks
-claim: the h5py snippet prints the true live-cell count for u8 and for packed frames, the render
-examples write the files they name, and `golmpi --help`'s own example runs too.
+The blocks that run do so in that order (the README's example writes the gun.h5 that
+docs/FORMAT.md and tools/README.md read), in one scratch directory that holds links to the
+source tree's tests/, bench/, jobs/ and scripts/ (the commands start from the repository root),
+with the built golmpi and golmpi-render, and this Python (which has h5py) as `python3`, first on
+PATH. Open MPI's mpirun runs oversubscribed and, where needed, as root, through its environment
+variables (OMPI_MCA_rmaps_base_oversubscribe, OMPI_ALLOW_RUN_AS_ROOT*); the README says when a
+user needs the matching options. Beyond running, the test checks what the blocks claim: the h5py
+snippet prints the true live-cell count for u8 and for packed frames, the render examples write
+the files they name, and `golmpi --help`'s own example runs too.
 
     test_readme.py --readme README.md --golmpi build/golmpi [--render build/tools/golmpi-render]
 """
 import argparse
+import glob
 import os
 import re
 import shutil
@@ -56,8 +59,19 @@ def fail(msg):
     sys.exit(1)
 
 
-def read_blocks(path):
-    """[(name, language, code, line)] of every fenced block, each with the marker before it."""
+def doc_pages(readme):
+    """README.md, docs/*.md and tools/README.md beside it, in the order their blocks run."""
+    root = os.path.dirname(os.path.abspath(readme))
+    pages = [readme] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+    tools = os.path.join(root, "tools", "README.md")
+    if os.path.exists(tools):
+        pages.append(tools)
+    return [(p, os.path.relpath(p, root)) for p in pages]
+
+
+def page_blocks(path, label):
+    """[(name, language, code, where)] of every fenced block of one page, each with the marker
+    before it."""
     lines = open(path).read().splitlines()
     blocks, i = [], 0
     while i < len(lines):
@@ -70,25 +84,33 @@ def read_blocks(path):
         while j < len(lines) and not lines[j].startswith("```"):
             j += 1
         if j == len(lines):
-            fail(f"{path}:{start + 1}: a code block that never closes")
+            fail(f"{label}:{start + 1}: a code block that never closes")
         k = start - 1
         while k >= 0 and not lines[k].strip():
             k -= 1
         marker = MARKER.match(lines[k]) if k >= 0 else None
         if not marker:
-            fail(f"{path}:{start + 1}: a ```{lang} block with no '<!-- readme-test: NAME -->' line "
-                 f"before it: mark it and decide in tests/test_readme.py whether it runs")
-        blocks.append((marker.group(1), lang, "\n".join(lines[start + 1:j]) + "\n", start + 1))
+            fail(f"{label}:{start + 1}: a ```{lang} block with no '<!-- readme-test: NAME -->' "
+                 f"line before it: mark it and decide in tests/test_readme.py whether it runs")
+        blocks.append((marker.group(1), lang, "\n".join(lines[start + 1:j]) + "\n",
+                       f"{label}:{start + 1}"))
         i = j + 1
+    return blocks
+
+
+def read_blocks(pages):
+    """Every page's blocks, in page order; each name decided on, once, and every decision used."""
+    blocks = [b for path, label in pages for b in page_blocks(path, label)]
     names = [b[0] for b in blocks]
-    for name in names:
+    for name, _, _, where in blocks:
         if name not in BLOCKS:
-            fail(f"{path}: block '{name}' has no decision in tests/test_readme.py BLOCKS")
+            fail(f"{where}: block '{name}' has no decision in tests/test_readme.py BLOCKS")
         if names.count(name) > 1:
-            fail(f"{path}: two blocks are named '{name}'")
+            fail(f"{where}: block '{name}' is named twice (blocks: {names})")
     for name in BLOCKS:
         if name not in names:
-            fail(f"tests/test_readme.py decides on block '{name}', which README.md no longer has")
+            fail(f"tests/test_readme.py decides on block '{name}', which no page has any more "
+                 f"({', '.join(label for _, label in pages)})")
     return blocks
 
 
@@ -104,7 +126,7 @@ def run_block(name, lang, code, cwd, env):
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
     if p.returncode != 0:
-        fail(f"README block '{name}' exited {p.returncode}")
+        fail(f"block '{name}' exited {p.returncode}")
     return p.stdout
 
 
@@ -161,6 +183,8 @@ def check_after(name, code, out, work, env, args):
         os.makedirs(packed)
         os.symlink(os.path.join(work, "tests"), os.path.join(packed, "tests"))
         gun = re.search(r"^mpirun .*\n?.*--output gun\.h5$", README_TEXT, re.M)
+        if not gun:
+            fail("output-h5py: the README has no 'mpirun ... --output gun.h5' example to run packed")
         cmd = gun.group(0).replace("\\\n", " ") + " --frame-format packed"
         p = subprocess.run(["bash", "-euo", "pipefail", "-c", cmd], cwd=packed, env=env)
         if p.returncode != 0:
@@ -210,7 +234,7 @@ def main():
     ap.add_argument("--render", help="golmpi-render; without it the render blocks are skipped")
     args = ap.parse_args()
     README_TEXT = open(args.readme).read()
-    blocks = read_blocks(args.readme)
+    blocks = read_blocks(doc_pages(args.readme))
     try:
         import matplotlib  # noqa: F401
         have_mpl = True
@@ -220,21 +244,21 @@ def main():
     try:
         env = scratch_env(args, work)
         ran, skipped = [], []
-        for name, lang, code, line in blocks:
+        for name, lang, code, where in blocks:
             decision, why = BLOCKS[name]
             if decision == "run" and name == "render-examples" and not args.render:
                 decision, why = "skip", "golmpi-render is not built here (no libpng)"
             if decision == "run" and name == "population-plot" and not have_mpl:
                 decision, why = "skip", "this Python has no matplotlib"
             if decision == "skip":
-                print(f"--- {name} (README.md:{line}): skipped: {why}")
+                print(f"--- {name} ({where}): skipped: {why}")
                 skipped.append(name)
                 continue
             out = run_block(name, lang, code, work, env)
             check_after(name, code, out, work, env, args)
             ran.append(name)
         help_example(args, work, env)
-        print(f"ran {len(ran)} README blocks ({', '.join(ran)}); skipped {len(skipped)} "
+        print(f"ran {len(ran)} blocks ({', '.join(ran)}); skipped {len(skipped)} "
               f"({', '.join(skipped)})")
     finally:
         shutil.rmtree(work, ignore_errors=True)

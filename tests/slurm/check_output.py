@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Check one golmpi run's output: the index, the chunk files, the run statistics, and that each
-frame follows from the one before under B3/S23 on a torus. With --same-as, also that other runs
-(other rank counts, other launchers) wrote the very same frames."""
+frame follows from the one before under B3/S23 on a torus (tests/reference.py's step and frame
+schedule). With --same-as, also that other runs (other rank counts, other launchers) wrote the very
+same frames."""
 import argparse
 import json
 import os
@@ -11,26 +12,13 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import reference  # noqa: E402  (tests/reference.py: the Life step and the frame schedule)
+
 
 def fail(msg):
     print("check_output: FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
-
-
-def life_torus(grid, n):
-    g = grid.astype(np.uint8)
-    for _ in range(n):
-        nb = sum(np.roll(np.roll(g, dy, 0), dx, 1) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
-                 if (dy, dx) != (0, 0))
-        g = ((nb == 3) | ((g == 1) & (nb == 2))).astype(np.uint8)
-    return g
-
-
-def expected_generations(steps, every):
-    gens = list(range(0, steps + 1, every))
-    if gens[-1] != steps:
-        gens.append(steps)
-    return gens
 
 
 def read_index(path):
@@ -54,7 +42,7 @@ def main():
     base = os.path.basename(a.index)[:-len(".h5")]
 
     if a.size:
-        want = expected_generations(a.steps, a.save_every)
+        want = reference.frame_generations(0, a.steps, a.save_every)
         if gens != want:
             fail(f"{a.index}: generations {gens}, expected {want}")
         if frames.shape != (len(want), a.size, a.size) or frames.dtype != np.uint8:
@@ -64,11 +52,13 @@ def main():
         if not frames[0].any():
             fail(f"{a.index}: generation 0 is empty")
         for i in range(1, len(gens)):
-            if not np.array_equal(life_torus(frames[i - 1], gens[i] - gens[i - 1]), frames[i]):
+            after = reference.evolve(frames[i - 1], reference.LIFE, True, gens[i] - gens[i - 1])
+            if not np.array_equal(after, frames[i]):
                 fail(f"{a.index}: generation {gens[i]} does not follow from generation {gens[i - 1]}")
-        chunks = [want[i:i + a.chunk] for i in range(0, len(want), a.chunk)]
-        names = [f"{base}_{c[0]:06d}.h5" if len(c) == 1 else f"{base}_{c[0]:06d}-{c[-1]:06d}.h5" for c in chunks]
-        present = sorted(n for n in os.listdir(d) if re.fullmatch(re.escape(base) + r"_\d{6}(-\d{6})?\.h5", n))
+        chunks = reference.chunk_schedule(0, a.steps, a.save_every, a.chunk)
+        names = [reference.chunk_name(base, c) for c in chunks]
+        name = re.escape(base) + reference.CHUNK_NAME
+        present = sorted(n for n in os.listdir(d) if re.fullmatch(name, n))
         if present != sorted(names):
             fail(f"{d}: chunk files {present}, expected {sorted(names)}")
         leftovers = [n for n in os.listdir(d) if n.endswith(".part")]
