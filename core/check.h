@@ -5,6 +5,17 @@
 #define GOLMPI_CHECK_H
 
 #include <mpi.h>
+#include <stddef.h>
+#ifdef GOLMPI_HAVE_CUDA
+#include "core/check_cuda.h" /* CUDA_CHECK, alone for the .cu files */
+#endif
+#ifdef GOLMPI_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 void gol_die(const char *file, int line, const char *call, const char *lib, const char *err)
     __attribute__((noreturn));
@@ -34,21 +45,7 @@ const char *gol_h5_errstr(void);
     } while (0)
 const char *gol_sys_errstr(void);
 
-#ifdef GOLMPI_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#define CUDA_CHECK(call)                                                                   \
-    do {                                                                                   \
-        cudaError_t cuda_check_rc_ = (call);                                               \
-        if (cuda_check_rc_ != cudaSuccess)                                                 \
-            gol_die_cuda(__FILE__, __LINE__, #call, cudaGetErrorName(cuda_check_rc_),      \
-                         cudaGetErrorString(cuda_check_rc_));                              \
-    } while (0)
-void gol_die_cuda(const char *file, int line, const char *call, const char *name, const char *str)
-    __attribute__((noreturn));
-#endif
-
 #ifdef GOLMPI_HAVE_NCCL
-#include <nccl.h>
 #define NCCL_CHECK(call)                                                                   \
     do {                                                                                   \
         ncclResult_t nccl_check_rc_ = (call);                                              \
@@ -65,5 +62,9 @@ void *gol_xcalloc(size_t count, size_t size);
 /* bytes at an address that is a multiple of align (a power of two, at least sizeof(void *)),
  * uninitialised; free() frees it. */
 void *gol_xmalloc_aligned(size_t bytes, size_t align);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -45,6 +45,7 @@ typedef struct gol_config {
     double progress_s; /* seconds between progress lines when stderr is not a terminal; 0: none */
     bool no_graphs; /* CUDA: launch per generation instead of replaying a CUDA graph */
     double timeout_s; /* seconds to wait on a peer (halo, NCCL) before aborting; 0: forever */
+    bool dry_run;     /* check everything, print the plan, run nothing and write nothing */
 
     /* which of the above the user gave explicitly, so a pattern or restart file may fill the rest */
     bool size_given, rule_given, boundary_given;

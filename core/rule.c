@@ -65,7 +65,6 @@ gol_status rule_parse(const char *text, gol_rule *rule, char *out, size_t out_le
     size_t alen = (size_t)(slash - text), blen = strlen(b);
     char ta = (char)toupper((unsigned char)a[0]), tb = (char)toupper((unsigned char)b[0]);
     uint16_t birth, survive;
-    gol_status st;
 
     if ((ta == 'B' || ta == 'S') && (tb == 'B' || tb == 'S')) {
         if (ta == tb)
@@ -73,13 +72,13 @@ gol_status rule_parse(const char *text, gol_rule *rule, char *out, size_t out_le
                             "B (birth) and the other S (survival)", text, ta);
         const char *bp = ta == 'B' ? a : b, *sp = ta == 'B' ? b : a;
         size_t bn = ta == 'B' ? alen : blen, sn = ta == 'B' ? blen : alen;
-        if ((st = parse_digits(text, bp + 1, bn - 1, &birth)).code) return st;
-        if ((st = parse_digits(text, sp + 1, sn - 1, &survive)).code) return st;
+        GOL_TRY(parse_digits(text, bp + 1, bn - 1, &birth));
+        GOL_TRY(parse_digits(text, sp + 1, sn - 1, &survive));
     } else if ((alen == 0 || isdigit((unsigned char)a[0])) &&
                (blen == 0 || isdigit((unsigned char)b[0]))) {
         /* The old Life 1.05 / MCell order: survival digits first, then birth. */
-        if ((st = parse_digits(text, a, alen, &survive)).code) return st;
-        if ((st = parse_digits(text, b, blen, &birth)).code) return st;
+        GOL_TRY(parse_digits(text, a, alen, &survive));
+        GOL_TRY(parse_digits(text, b, blen, &birth));
     } else {
         return gol_fail(GOL_EXIT_USAGE,
                         "rule '%s': expected the form B3/S23, S23/B3 or 23/3 (digits 0-8)", text);

@@ -36,4 +36,12 @@ gol_status gol_fail(int code, const char *fmt, ...) __attribute__((format(printf
  * exit alike. */
 gol_status status_agree(gol_status s, MPI_Comm comm);
 
+/* Relays a failure up in one line: evaluates expr (a gol_status) once and returns it from the
+ * calling function unless it is GOL_OK. GOL_TRY(pattern_load(path, &p)); */
+#define GOL_TRY(expr)                                                                      \
+    do {                                                                                   \
+        gol_status gol_try_st_ = (expr);                                                   \
+        if (gol_try_st_.code != GOL_OK) return gol_try_st_;                                \
+    } while (0)
+
 #endif

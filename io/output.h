@@ -1,4 +1,5 @@
-/* io/ is the layer below halo/: everything that writes or reads golmpi's files.
+/* io/ is a layer below the program and kernels/, beside halo/: everything that writes or reads
+ * golmpi's files.
  *
  * Chunk files, the index and the XDMF description (DESIGN, Output). One writer thread per rank
  * makes every HDF5 call, so the generation loop goes on while a chunk is written. */
@@ -34,7 +35,8 @@ typedef struct gol_output_stats {
  * written, a name of the run is too long or is a directory, an output file of this run already
  * exists (without --force), or another run writes to the same output (the lock). On success
  * rank 0 holds "<base>.lock" until output_close or exit, and has removed the stale .part files
- * of an earlier, killed run to this output, saying so on stderr. A file that cannot be written
+ * of an earlier, killed run to this output, saying so on stderr. With --dry-run (cfg->dry_run)
+ * the same checks, but the lock is given back at once and stale files stay. A file that cannot be written
  * later ends the run on every rank with GOL_EXIT_OUTPUT (core/status.h) and one message. */
 gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Comm comm);
 

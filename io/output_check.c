@@ -231,7 +231,8 @@ static gol_status check_locked(const out_names *n, const gol_config *cfg,
                                const gol_schedule *sched) {
     stale_parts stale = {0};
     gol_status st = scan_dir(n, sched, cfg->force, &stale);
-    if (st.code == GOL_OK) st = remove_stale(n, &stale);
+    /* --dry-run writes nothing: a stale file stays (the real run removes it) */
+    if (st.code == GOL_OK && !cfg->dry_run) st = remove_stale(n, &stale);
     stale_free(&stale);
     return st;
 }
@@ -240,18 +241,17 @@ static gol_status check_on_root(const gol_config *cfg, const gol_schedule *sched
     out_names n;
     config_output_base(cfg, n.base, sizeof n.base);
     path_split(n.base, n.dir, sizeof n.dir, &n.stem);
-    gol_status st = check_dir(n.dir);
-    if (st.code == GOL_OK) st = check_name_lengths(&n, sched, nranks);
-    if (st.code != GOL_OK) return st;
+    GOL_TRY(check_dir(n.dir));
+    GOL_TRY(check_name_lengths(&n, sched, nranks));
 
     /* the lock first: two runs to one output must not both pass the checks below */
     char notice[1024];
     bool took_over;
-    st = output_lock_take(n.base, notice, sizeof notice, &took_over);
-    if (st.code != GOL_OK) return st;
+    GOL_TRY(output_lock_take(n.base, notice, sizeof notice, &took_over));
     if (took_over) fprintf(stderr, "%s\n", notice);
-    st = check_locked(&n, cfg, sched);
-    if (st.code != GOL_OK) output_lock_release(n.base);
+    gol_status st = check_locked(&n, cfg, sched);
+    /* --dry-run only asks whether the lock could be taken: it leaves no file behind */
+    if (st.code != GOL_OK || cfg->dry_run) output_lock_release(n.base);
     return st;
 }
 

@@ -247,8 +247,7 @@ gol_status output_lock_take(const char *base, char *notice, size_t len, bool *to
             return gol_ok();
         }
         enum lock_state state;
-        st = judge(base, path, &me, seen, sizeof seen, &state);
-        if (st.code != GOL_OK) return st;
+        GOL_TRY(judge(base, path, &me, seen, sizeof seen, &state));
         if (state == LOCK_MINE) {
             remember(path, seen);
             return gol_ok();

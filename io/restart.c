@@ -104,8 +104,7 @@ static bool read_frame_rows(const probe_out *p, const gol_slab *slab, uint8_t *b
 
 gol_status restart_load_rows(const char *path, const gol_slab *slab, uint64_t *rows_h) {
     probe_out p;
-    gol_status st = probe(path, &p);
-    if (st.code != GOL_OK) return st;
+    GOL_TRY(probe(path, &p));
     if (p.info.width != slab->width || p.info.height != slab->height)
         return gol_fail(GOL_EXIT_USAGE, "--restart: '%s' holds a %lld x %lld grid, not %lld x %lld",
                         path, (long long)p.info.width, (long long)p.info.height,

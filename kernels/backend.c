@@ -20,25 +20,32 @@ struct gol_backend {
 /* The CPU backend's choices: its kernel (GOLMPI_CPU_ISA, if set, must name one the CPU runs) and
  * its halo mode ("auto" is MPI; a mode with no host form needs the GPU. The parser already
  * refuses --backend cpu with --halo nccl, so this speaks to --backend auto without GPUs). */
-static gol_status cpu_select(const char *asked, const char **halo) {
+static gol_status cpu_kernel(const cpu_strip_kernel **kernel) {
     const char *bad_isa;
-    if (!cpu_strip_pick(&bad_isa))
+    *kernel = cpu_strip_pick(&bad_isa);
+    if (!*kernel)
         return gol_fail(GOL_EXIT_USAGE,
                         "GOLMPI_CPU_ISA=%s: this CPU or build has no such kernel; use avx512, "
                         "avx2 or base (one the CPU runs), or unset it for the fastest",
                         bad_isa);
+    return gol_ok();
+}
+
+static gol_status cpu_select(const char *asked, const halo_mode **halo) {
+    const cpu_strip_kernel *kernel;
+    GOL_TRY(cpu_kernel(&kernel)); /* before the halo mode, as the user reads the two */
     const halo_mode *mode =
         halo_mode_find(strcmp(asked, "auto") == 0 ? "mpi" : asked, HALO_MEM_HOST);
     if (!mode)
         return gol_fail(GOL_EXIT_USAGE, "--halo %s needs a GPU on every rank; use --halo mpi",
                         asked);
-    *halo = mode->name;
+    *halo = mode;
     return gol_ok();
 }
 
 /* The halo mode for the CUDA backend, given what the user asked for. */
 #ifdef GOLMPI_HAVE_CUDA
-static gol_status cuda_halo(const char *asked, MPI_Comm comm, const char **halo) {
+static gol_status cuda_halo(const char *asked, MPI_Comm comm, const halo_mode **halo) {
     int distinct = device_distinct_gpus(comm);
     if (strcmp(asked, "nccl") == 0 && !distinct && !device_nccl_shares_gpus())
         return gol_fail(GOL_EXIT_USAGE,
@@ -52,13 +59,13 @@ static gol_status cuda_halo(const char *asked, MPI_Comm comm, const char **halo)
     if (!mode)
         return gol_fail(GOL_EXIT_USAGE, "--halo %s works on host memory only; use --backend cpu",
                         name);
-    *halo = mode->name;
+    *halo = mode;
     return gol_ok();
 }
 #endif
 
-static gol_status select_kind(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
-                              const char **halo, char *notice, size_t notice_len) {
+gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
+                          const halo_mode **halo, char *notice, size_t notice_len) {
     notice[0] = '\0';
     const char *asked = cfg->halo; /* a mode name or "auto" */
     if (cfg->backend == GOL_BACKEND_CPU) {
@@ -87,28 +94,34 @@ static gol_status select_kind(const gol_config *cfg, MPI_Comm comm, gol_backend_
     return cpu_select(asked, halo);
 }
 
-gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
-                          const char **halo, char *notice, size_t notice_len) {
-    gol_status st = select_kind(cfg, comm, backend, halo, notice, notice_len);
-    if (st.code) return st;
-    /* --halo-depth against the backend and the shortest slab; the backend makes the same choice
-     * again at create, where it cannot fail any more */
-    int nranks;
-    MPI_CHECK(MPI_Comm_size(comm, &nranks));
-    int64_t k;
-    return depth_choose(cfg->halo_depth, *backend, cfg->height, nranks, &k);
-}
-
-gol_backend *backend_create(gol_backend_kind kind, const char *halo, const gol_slab *slab,
-                            const gol_config *cfg, MPI_Comm comm) {
-    gol_backend *b = gol_xcalloc(1, sizeof *b);
-    b->ops = &gol_backend_cpu_ops;
+static const gol_backend_ops *ops_of(gol_backend_kind kind) {
 #ifdef GOLMPI_HAVE_CUDA
-    if (kind == GOL_BACKEND_CUDA) b->ops = &gol_backend_cuda_ops;
+    if (kind == GOL_BACKEND_CUDA) return &gol_backend_cuda_ops;
 #else
     (void)kind;
 #endif
-    b->impl = b->ops->create(halo, slab, cfg, comm);
+    return &gol_backend_cpu_ops;
+}
+
+gol_status backend_plan(const gol_config *cfg, const gol_slab *slab, gol_backend_kind kind,
+                        const halo_mode *halo, gol_plan *plan) {
+    plan->slab = *slab;
+    plan->backend = kind;
+    plan->halo = halo;
+    plan->frame_format = cfg->frame_format;
+    plan->output = !cfg->no_output;
+    /* --halo-depth against the backend and the shortest slab: the one choice of the depth */
+    GOL_TRY(depth_choose(cfg->halo_depth, kind, slab->height, slab->nranks, &plan->depth));
+    plan->cpu_kernel = NULL;
+    if (kind == GOL_BACKEND_CPU) GOL_TRY(cpu_kernel(&plan->cpu_kernel)); /* the one it runs */
+    plan->backend_need = ops_of(kind)->need(plan);
+    return gol_ok();
+}
+
+gol_backend *backend_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm comm) {
+    gol_backend *b = gol_xcalloc(1, sizeof *b);
+    b->ops = ops_of(plan->backend);
+    b->impl = b->ops->create(plan, cfg, comm);
     return b;
 }
 
@@ -134,6 +147,7 @@ void backend_host_free(gol_backend *b, void *p) {
 }
 int64_t backend_population(gol_backend *b) { return b->ops->population(b->impl); }
 gol_backend_times backend_times(const gol_backend *b) { return b->ops->times(b->impl); }
+gol_mem_need backend_held(const gol_backend *b) { return b->ops->held(b->impl); }
 void backend_destroy(gol_backend *b) {
     if (!b) return;
     b->ops->destroy(b->impl);

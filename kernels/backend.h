@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "core/decomp.h"
+#include "core/plan.h"
 
 typedef struct gol_backend gol_backend;
 
@@ -18,21 +19,26 @@ typedef struct gol_backend_times {
     double halo_s;         /* time spent in the halo exchange itself */
     double frame_s;        /* unpacking and D2H of frames */
     int64_t halo_messages; /* halo messages this rank sent (halo_messages in halo/halo.h) */
-    int64_t halo_depth;    /* rows a side per exchange, exchanged every that many generations */
 } gol_backend_times;
 
 /* Decide the backend and the halo mode, collectively over comm. --backend cuda where any rank has
- * no GPU, a device-only halo mode (--halo nccl) without the CUDA backend, --halo nccl where
- * ranks share a GPU, or a --halo-depth that the backend or the shortest slab cannot take
- * (core/depth.h), is a user error. *halo is a mode name of halo/halo.h's table, "auto"
- * resolved. With --backend auto and no GPU, *notice says why the CPU was chosen (rank 0 prints
- * it). */
+ * no GPU, a device-only halo mode (--halo nccl) without the CUDA backend, or --halo nccl where
+ * ranks share a GPU, is a user error. *halo is a mode of halo/halo.h's table, "auto" resolved.
+ * With --backend auto and no GPU, *notice says why the CPU was chosen (rank 0 prints it). */
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
-                          const char **halo, char *notice, size_t notice_len);
+                          const struct halo_mode **halo, char *notice, size_t notice_len);
 
-/* halo: a mode name (not "auto") that halo_mode_find knows for the backend's memory. */
-gol_backend *backend_create(gol_backend_kind kind, const char *halo, const gol_slab *slab,
-                            const gol_config *cfg, MPI_Comm comm);
+/* The backend's part of the plan for this slab: plan->slab, backend, halo, depth, cpu_kernel,
+ * frame_format, output and backend_need (the backend's own need function, the one that sizes what create
+ * allocates). The halo depth is chosen here and nowhere else (core/depth.h's depth_choose): a
+ * --halo-depth the backend or the shortest slab cannot take is a user error. Not collective: the
+ * same on every rank, as its inputs are. */
+gol_status backend_plan(const gol_config *cfg, const gol_slab *slab, gol_backend_kind kind,
+                        const struct halo_mode *halo, gol_plan *plan);
+
+/* Collective: the backend the plan says, on the plan's slab, halo mode and depth. cfg gives what
+ * the plan does not decide (--timeout, --no-graphs). It allocates what backend_need counted. */
+gol_backend *backend_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm comm);
 const char *backend_name(const gol_backend *b); /* "cpu" or "cuda" */
 /* Which generation step runs: the CPU's instruction set ("avx512", "avx2", "base"), or the CUDA
  * kernels ("one-generation", "multi-generation"). */
@@ -63,12 +69,19 @@ void backend_host_free(gol_backend *b, void *p);
 
 int64_t backend_population(gol_backend *b); /* this rank's live cells */
 gol_backend_times backend_times(const gol_backend *b);
+/* The memory the backend holds now, counted where it allocates it (frame slots of
+ * backend_host_alloc included): after create, what the plan's backend_need says. */
+gol_mem_need backend_held(const gol_backend *b);
 void backend_destroy(gol_backend *b);
 
 /* What a backend provides; backend.c dispatches through it. */
 typedef struct gol_backend_ops {
     const char *name;
-    void *(*create)(const char *halo, const gol_slab *slab, const gol_config *cfg, MPI_Comm comm);
+    /* What create allocates for this plan (its grids, send rows, pinned rows, staging, the
+     * reserve others allocate for it), from the sizes create itself uses. Pure; never fails. */
+    gol_mem_need (*need)(const gol_plan *plan);
+    /* Collective, may block: the backend for plan->slab, plan->halo, plan->depth. */
+    void *(*create)(const gol_plan *plan, const gol_config *cfg, MPI_Comm comm);
     void (*load)(void *impl, const uint64_t *rows_h);
     /* backend_init_random: collective, may block; the grid afterwards is what load of
      * init_random_rows(seed, density, slab->row0, slab->rows, ...) gives. Never fails. */
@@ -81,6 +94,7 @@ typedef struct gol_backend_ops {
     void (*host_free)(void *impl, void *p);
     int64_t (*population)(void *impl);
     gol_backend_times (*times)(const void *impl);
+    gol_mem_need (*held)(const void *impl); /* what it holds now, counted as it allocates */
     const char *(*kernel)(const void *impl);
     void (*destroy)(void *impl);
 } gol_backend_ops;

@@ -33,6 +33,7 @@ typedef struct cpu_backend {
     int cur;
     gol_halo *halo;
     double compute_s, frame_s;
+    int64_t held; /* host bytes allocated and not freed: the grids, the send rows, frame slots */
 } cpu_backend;
 
 /* Row r of a buffer, r counted from the first owned row (-k..rows+k-1). */
@@ -126,40 +127,54 @@ static void run_pass(cpu_backend *c, int64_t gens, bool posted) {
         step_gen(c, i, pass_whole_rows(&p, i));
 }
 
+/* What the backend allocates, in words: two grids of rows + 2k rows (k halo rows above and below
+ * the owned rows) and the 2k send rows. cpu_need counts it and cpu_create allocates it, so
+ * the memory admitted is the memory allocated. */
+typedef struct cpu_layout {
+    int64_t grid_words, send_words;
+} cpu_layout;
+
+static cpu_layout layout_of(const gol_plan *p) {
+    int64_t nw = p->slab.nwords;
+    cpu_layout l = {mem_mul(mem_add(p->slab.rows, mem_mul(2, p->depth)), nw),
+                    mem_mul(mem_mul(2, p->depth), nw)};
+    return l;
+}
+
+static gol_mem_need cpu_need(const gol_plan *p) {
+    cpu_layout l = layout_of(p);
+    gol_mem_need n = {mem_mul(8, mem_add(mem_mul(2, l.grid_words), l.send_words)), 0};
+    return n;
+}
+
 /* A grid buffer on a cache line, so that rows of a multiple of 8 words keep the strips' vector
  * loads and stores off line boundaries (kernels/cpu_strip.c; calloc's large blocks start 16 bytes
  * into a page, which cost 15-20%). Zeroed by the threads that compute it, each its share, so
  * that the pages sit near them; halo rows past a dead boundary stay zero for the whole run. */
-static uint64_t *zeroed_grid(int64_t words) {
+static uint64_t *zeroed_grid(cpu_backend *c, int64_t words) {
     uint64_t *g = gol_xmalloc_aligned((size_t)words * sizeof(uint64_t), 64);
+    c->held += words * (int64_t)sizeof(uint64_t);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < words; i += 4096)
         memset(g + i, 0, (size_t)(words - i < 4096 ? words - i : 4096) * sizeof(uint64_t));
     return g;
 }
 
-static void *cpu_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
-                        MPI_Comm comm) {
-    const halo_mode *mode = halo_mode_find(halo, HALO_MEM_HOST);
-    if (!mode)
-        gol_die(__FILE__, __LINE__, "halo_mode_find", "golmpi", "no host halo mode of that name");
+static void *cpu_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm comm) {
     cpu_backend *c = gol_xcalloc(1, sizeof *c);
+    const gol_slab *slab = &plan->slab;
     c->slab = *slab;
     c->torus = slab->boundary == GOL_BOUNDARY_TORUS;
-    /* backend_select has checked the depth: the same choice cannot fail here */
-    gol_status st =
-        depth_choose(cfg->halo_depth, GOL_BACKEND_CPU, slab->height, slab->nranks, &c->depth);
-    if (st.code) gol_die(__FILE__, __LINE__, "depth_choose", "golmpi", st.msg);
-    const char *bad_isa;
-    c->strip = cpu_strip_pick(&bad_isa); /* backend_select has checked GOLMPI_CPU_ISA */
-    if (!c->strip) gol_die(__FILE__, __LINE__, "cpu_strip_pick", "golmpi", "GOLMPI_CPU_ISA");
+    c->depth = plan->depth;
+    c->strip = plan->cpu_kernel;
     c->nthreads = omp_get_max_threads();
     c->tile_rows_set = tile_rows_setting();
-    int64_t nw = slab->nwords, words = (slab->rows + 2 * c->depth) * nw;
+    cpu_layout l = layout_of(plan);
     for (int b = 0; b < 2; b++)
-        c->grid[b] = zeroed_grid(words);
-    c->send = gol_xcalloc((size_t)(2 * c->depth * nw), sizeof(uint64_t));
-    c->halo = halo_create(mode, slab, c->depth, comm, NULL, cfg->timeout_s);
+        c->grid[b] = zeroed_grid(c, l.grid_words);
+    c->send = gol_xcalloc((size_t)l.send_words, sizeof(uint64_t));
+    c->held += l.send_words * (int64_t)sizeof(uint64_t);
+    c->halo = halo_create(plan->halo, slab, c->depth, comm, NULL, cfg->timeout_s);
     return c;
 }
 
@@ -250,14 +265,29 @@ static void cpu_frame_wait(void *impl, int slot) {
     (void)slot; /* frames are complete when frame_begin returns */
 }
 
+/* A slot's size is kept before it, so that a free gives back to the count what its alloc took. */
+enum { SLOT_HEAD = 64 };
 static void *cpu_host_alloc(void *impl, int64_t bytes) {
-    (void)impl;
-    return gol_xmalloc((size_t)bytes);
+    cpu_backend *c = impl;
+    char *p = gol_xmalloc((size_t)bytes + SLOT_HEAD);
+    memcpy(p, &bytes, sizeof bytes);
+    c->held += bytes;
+    return p + SLOT_HEAD;
 }
 
 static void cpu_host_free(void *impl, void *p) {
-    (void)impl;
-    free(p);
+    cpu_backend *c = impl;
+    int64_t bytes;
+    char *head = (char *)p - SLOT_HEAD;
+    memcpy(&bytes, head, sizeof bytes);
+    c->held -= bytes;
+    free(head);
+}
+
+static gol_mem_need cpu_held(const void *impl) {
+    const cpu_backend *c = impl;
+    gol_mem_need n = {c->held, 0};
+    return n;
 }
 
 static int64_t cpu_population(void *impl) {
@@ -273,7 +303,7 @@ static int64_t cpu_population(void *impl) {
 static gol_backend_times cpu_times(const void *impl) {
     const cpu_backend *c = impl;
     double halo = halo_seconds(c->halo);
-    gol_backend_times t = {c->compute_s - halo, halo, c->frame_s, halo_messages(c->halo), c->depth};
+    gol_backend_times t = {c->compute_s - halo, halo, c->frame_s, halo_messages(c->halo)};
     return t;
 }
 
@@ -293,6 +323,7 @@ static void cpu_destroy(void *impl) {
 
 const gol_backend_ops gol_backend_cpu_ops = {
     .name = "cpu",
+    .need = cpu_need,
     .create = cpu_create,
     .load = cpu_load,
     .init_random = cpu_init_random,
@@ -304,6 +335,7 @@ const gol_backend_ops gol_backend_cpu_ops = {
     .host_free = cpu_host_free,
     .population = cpu_population,
     .times = cpu_times,
+    .held = cpu_held,
     .kernel = cpu_kernel,
     .destroy = cpu_destroy,
 };

@@ -442,24 +442,18 @@ static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
     wait_stream(cb, cb->compute, "the graph capture");
 }
 
-static void *cuda_create(const char *halo, const gol_slab *slab, const gol_config *cfg,
-                         MPI_Comm comm) {
-    const halo_mode *mode = halo_mode_find(halo, HALO_MEM_DEVICE);
-    if (!mode)
-        gol_die(__FILE__, __LINE__, "halo_mode_find", "golmpi", "no device halo mode of that name");
+static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm comm) {
+    const gol_slab *slab = &plan->slab;
     cuda_backend *cb = gol_xcalloc(1, sizeof *cb);
     init_geometry(cb, slab);
     cb->timeout_s = cfg->timeout_s;
-    /* backend_select has checked the depth: the same choice cannot fail here */
-    gol_status st = depth_choose(cfg->halo_depth, GOL_BACKEND_CUDA, slab->height, slab->nranks,
-                                 &cb->depth);
-    if (st.code) gol_die(__FILE__, __LINE__, "depth_choose", "golmpi", st.msg);
+    cb->depth = plan->depth;
     cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
     create_streams(cb);               /* compute, comm (higher priority), two copy streams */
     create_events(cb);                /* fork and join, marks, the halo sample, timers */
     alloc_slabs(cb);                  /* two zeroed grid buffers and the population counter */
     /* collective: the halo mode may connect to the neighbours (NCCL) */
-    cb->halo = halo_create(mode, slab, cb->depth, comm, cb->comm, cfg->timeout_s);
+    cb->halo = halo_create(plan->halo, slab, cb->depth, comm, cb->comm, cfg->timeout_s);
     wait_stream(cb, cb->compute, "zeroing the grid buffers");
     warm_up_and_capture(cb, cfg); /* warm-up exchanges, then graphs where the mode allows */
     return cb;
@@ -667,7 +661,7 @@ static int64_t cuda_population(void *impl) {
  * k). Both as of the last wait for the compute stream (the population, at the end of a run). */
 static gol_backend_times cuda_times(const void *impl) {
     const cuda_backend *cb = impl;
-    gol_backend_times t = {.halo_messages = halo_messages(cb->halo), .halo_depth = cb->depth};
+    gol_backend_times t = {.halo_messages = halo_messages(cb->halo)};
     t.compute_s = cb->atimer.seconds;
     if (halo_sampled(cb->halo))
         t.halo_s = cb->samples ? cb->sample_s / (double)cb->samples * (double)cb->exchanges : 0.0;
@@ -675,6 +669,13 @@ static gol_backend_times cuda_times(const void *impl) {
         t.halo_s = halo_seconds(cb->halo);
     t.frame_s = cb->ftimer[0].seconds + cb->ftimer[1].seconds;
     return t;
+}
+
+/* The device bytes its account holds; the pinned halo rows are the halo mode's. */
+static gol_mem_need cuda_held(const void *impl) {
+    const cuda_backend *cb = impl;
+    gol_mem_need n = {0, cb->mem.bytes};
+    return n;
 }
 
 static void cuda_destroy(void *impl) {
@@ -721,6 +722,7 @@ static const char *cuda_kernel(const void *impl) {
 
 const gol_backend_ops gol_backend_cuda_ops = {
     .name = "cuda",
+    .need = cuda_need,
     .create = cuda_create,
     .load = cuda_load,
     .init_random = cuda_init_random,
@@ -732,6 +734,7 @@ const gol_backend_ops gol_backend_cuda_ops = {
     .host_free = cuda_host_free,
     .population = cuda_population,
     .times = cuda_times,
+    .held = cuda_held,
     .kernel = cuda_kernel,
     .destroy = cuda_destroy,
 };

@@ -65,3 +65,19 @@ void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int e
              "neighbour %s stopped answering (NCCL cannot tell which); aborting every rank",
              waited_s, what, who);
 }
+
+gol_mem_need cuda_need(const gol_plan *plan) {
+    const gol_slab *s = &plan->slab;
+    /* cuda_device_bytes' sums are plain int64 products. Below 2^58 bytes of grids they cannot
+     * wrap (u8 staging is at most 8 times the grids); above, no GPU comes near, and INT64_MAX
+     * says so. */
+    int64_t grids = mem_mul(2, mem_mul(mem_add(s->rows, mem_mul(2, plan->depth)),
+                                       mem_mul(s->nwords, 8)));
+    int64_t planned = INT64_MAX;
+    if (grids < (INT64_C(1) << 58))
+        planned = cuda_device_bytes(s->rows, plan->depth, s->nwords, s->width, plan->frame_format,
+                                    plan->output);
+    gol_mem_need n = {mem_mul(4, mem_mul(plan->depth, mem_mul(s->nwords, 8))),
+                      mem_add(planned, CUDA_RESERVE)};
+    return n;
+}

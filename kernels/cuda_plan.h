@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/plan.h"
 
 /* Device bytes of one grid buffer: rows + 2 depth rows (depth halo rows above and below, the halo
  * depth of core/depth.h) of nwords words. */
@@ -33,10 +34,17 @@ void cuda_account_free(cuda_mem_account *a, int64_t bytes);
 
 /* The device memory the backend allocates for a slab, frames of fmt taken (with_frames) or not:
  * two grid buffers, the population counter, and a staging buffer per frame slot. What the
- * account holds after create and the first frame of each slot, and what kernels/mem_need.c may
- * quote. */
+ * account holds after create and the first frame of each slot, and what cuda_need
+ * counts. */
 int64_t cuda_device_bytes(int64_t rows, int64_t depth, int64_t nwords, int64_t width,
                           gol_frame_format fmt, int with_frames);
+
+/* The CUDA backend's need (its ops' need): on the device, cuda_device_bytes for the plan's slab,
+ * depth and frames, plus CUDA_RESERVE, an allowance for what others allocate on its behalf:
+ * NCCL's buffers (NCCL_BUFFSIZE, 4 MiB per channel and peer) and the CUDA graphs. On the host,
+ * the pinned staging rows of the MPI halo mode (four messages of depth rows). */
+#define CUDA_RESERVE (INT64_C(512) << 20)
+gol_mem_need cuda_need(const gol_plan *plan);
 
 /* Generations in flight. The host may queue work far ahead of the GPU (a graph launch returns at
  * once), but then a stalled peer would only show when the launch queue fills and a launch blocks

@@ -7,24 +7,12 @@
  * that is handed its thread's indices as a value, and the launch takes its shape from one
  * geometry function; emulate_init_random runs that body over that shape on the host, so the
  * tests on machines without a GPU check the kernel, not a copy of it. */
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1 /* check.h pulls in mpi.h: keep MPI's C++ bindings out of nvcc */
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
 #include <cuda_runtime.h>
-#include <mpi.h>
-#include <nccl.h> /* check.h's, included here first: inside extern "C" its C++ overloads fail */
 #include <stdint.h>
 
 #include "core/random_start.h"
 #include "kernels/init_cuda.h"
-/* check.h is a C header without C++ guards; its own includes are already in, so only the gol_*
- * declarations get C linkage here. */
-extern "C" {
-#include "core/check.h"
-}
+#include "core/check_cuda.h"
 
 namespace {
 

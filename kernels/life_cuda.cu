@@ -5,26 +5,14 @@
  * thread's indices as a value, and each launch takes its geometry from one *_geometry function.
  * The emulate_* functions at the end run those same bodies over that same geometry on the host,
  * so the tests on machines without a GPU check the kernels, not a copy of them. */
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1 /* check.h pulls in mpi.h: keep MPI's C++ bindings out of nvcc */
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
 #include <cuda_runtime.h>
-#include <mpi.h>
-#include <nccl.h>
 #include <stdint.h>
 
 #include <type_traits>
 #include <vector>
 
 #include "kernels/life_cuda.h"
-/* check.h is a C header without C++ guards; its own includes are already in, so only the gol_*
- * declarations get C linkage here. */
-extern "C" {
-#include "core/check.h"
-}
+#include "core/check_cuda.h"
 
 namespace {
 

@@ -2,11 +2,6 @@
 
 #include <string.h>
 
-#include "core/random_start.h"
-
-void init_random(uint64_t seed, double density, const gol_slab *slab, uint64_t *rows_h) {
-    init_random_rows(seed, density, slab->row0, slab->rows, slab->width, slab->nwords, rows_h);
-}
 
 void init_pattern(const gol_pattern *p, int64_t x0, int64_t y0, const gol_slab *slab,
                   uint64_t *rows_h) {

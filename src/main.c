@@ -1,9 +1,8 @@
 /* src/ is the program, the top layer: main, the command line, setup, the driver and the report.
  *
  * golmpi: Game of Life on one large grid, split into row slabs over MPI ranks.
- *   parse -> decompose -> choose backend -> initial state -> generations + output -> report */
+ *   parse -> plan (decompose, backend, halo, depth, memory) -> admit -> start -> run -> report */
 #include <mpi.h>
-#include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,23 +12,14 @@
 #include "io/output.h"
 #include "kernels/backend.h"
 #include "core/check.h"
+#include "halo/halo.h"
+#include "src/admit.h"
+#include "src/plan.h"
 #include "src/run.h"
 #include "src/setup.h"
 #include "src/report.h"
 #include "src/startup.h"
 #include "core/trace.h"
-
-/* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. */
-static int threads_per_rank(MPI_Comm comm) {
-    if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
-    MPI_Comm node;
-    int local;
-    MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    MPI_CHECK(MPI_Comm_size(node, &local));
-    MPI_CHECK(MPI_Comm_free(&node));
-    int n = omp_get_num_procs() / local; /* the cores this rank may run on, shared fairly */
-    return n > 0 ? n : 1;
-}
 
 /* Prints once, on rank 0, and gives every rank the same exit code. */
 static int finish(gol_status st, const char *text, int rank) {
@@ -111,42 +101,32 @@ int main(int argc, char **argv) {
     const gol_config *cfg = &setup.cfg;
     notice_thread_level(provided, cfg, rank);
 
-    gol_slab slab;
-    st = status_agree(decomp_make(cfg, rank, nranks, &slab), comm);
-    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
-
-    gol_backend_kind backend_kind;
-    const char *halo_mode; /* a name from halo/halo.h's table */
+    gol_plan plan; /* every fact of the run, decided once */
     char notice[512];
-    st = status_agree(backend_select(cfg, comm, &backend_kind, &halo_mode, notice, sizeof notice), comm);
+    st = plan_make(&setup, comm, &plan, notice, sizeof notice);
     if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
-    if (!cfg->quiet) startup_table(backend_kind, halo_mode, comm); /* who runs where, on what */
+    if (!cfg->quiet) startup_table(plan.backend, plan.halo->name, comm); /* who runs where */
 
-    /* a grid, frame slots or device buffers too big for the nodes: a message, not an abort */
-    st = setup_check_memory(&setup, &slab, backend_kind, comm);
+    /* too big for the nodes, or an output in the way: a message, before anything is allocated */
+    st = admit_run(&setup, &plan, comm);
     if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
-
-    if (!cfg->no_output) {
-        /* a continued series owns its index and .xmf; a chunk name of this run that exists lies
-         * past the index's end (a run killed between a chunk and its index) and is replaced */
-        gol_config check = *cfg;
-        check.force = check.force || setup.has_series;
-        st = output_check(&check, &setup.sched, comm);
-        if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
+    if (cfg->dry_run) {
+        plan_print(&plan, cfg, comm);
+        return stop_early(gol_ok(), NULL, &setup, rank);
     }
 
-    omp_set_num_threads(threads_per_rank(comm));
     gol_backend *backend; /* holding the initial state: made in place, or built here and loaded */
-    st = setup_start(&setup, &slab, backend_kind, halo_mode, comm, &backend);
+    st = setup_start(&setup, &plan, comm, &backend);
     if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
 
     gol_run_result result;
-    run_generations(backend, &setup, &slab, comm, &result);
+    gol_run_inputs in = {&plan, cfg, &setup.sched, setup.has_series ? &setup.series : NULL};
+    run_generations(backend, &in, comm, &result);
 
     gol_report_info info = {.backend = backend_name(backend), .kernel = backend_kernel(backend),
-                            .halo = halo_mode, .nranks = nranks,
-                            .threads = omp_get_max_threads(), .argc = argc, .argv = argv,
+                            .halo = plan.halo->name, .halo_depth = plan.depth, .nranks = nranks,
+                            .threads = plan.threads, .argc = argc, .argv = argv,
                             .start_time = start_time};
     report_summary(cfg, &result.sched, &result, &info, comm);
     free(result.output.population);

@@ -111,6 +111,10 @@ static const gol_option table[] = {
      .help = "a halo row SECONDS late aborts all ranks\n"
              "and names the silent neighbour; 0: wait forever",
      .apply = apply_seconds, FIELD(timeout_s)},
+    {.name = "dry-run", .group = "Run",
+     .help = "check everything a run checks (inputs, outputs, memory), print the plan\n"
+             "(a row per rank) and stop; with --stats, the plan as JSON",
+     .apply = apply_flag, FIELD(dry_run)},
 
     {.name = "output", .metavar = "PATH.h5", .default_text = "life.h5", .group = "Output",
      .help = "index file; chunks are PATH_<g0>-<g1>.h5",
@@ -388,8 +392,7 @@ static bool ends_with(const char *s, const char *suffix) {
 /* The chunk names are built from the index's name minus ".h5", so it needs both. */
 static gol_status apply_output(const gol_option *o, const char *a, option_context *ctx) {
     (void)o;
-    gol_status st = parse_path("--output", a, ctx->cfg->output);
-    if (st.code) return st;
+    GOL_TRY(parse_path("--output", a, ctx->cfg->output));
     if (!ends_with(a, ".h5"))
         return gol_fail(GOL_EXIT_USAGE, "--output: '%s' does not end in .h5", a);
     const char *slash = strrchr(a, '/');
@@ -637,8 +640,7 @@ static gol_status parse_arguments(int argc, char **argv, option_context *ctx) {
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const gol_option *o = row_of(c);
         if (!o) return bad_option(c, argc, argv);
-        gol_status st = apply_option(o, optarg, ctx);
-        if (st.code) return st;
+        GOL_TRY(apply_option(o, optarg, ctx));
     }
     if (optind < argc)
         return gol_fail(GOL_EXIT_USAGE,
@@ -698,9 +700,8 @@ static gol_status cross_check(const option_context *ctx) {
 gol_status config_parse(int argc, char **argv, gol_config *cfg, const char **out_text) {
     if (out_text) *out_text = NULL;
     option_context ctx = {.cfg = cfg, .out_text = out_text};
-    gol_status st = config_defaults(cfg);                 /* the table's defaults */
-    if (!st.code) st = parse_arguments(argc, argv, &ctx); /* argv over them, in order */
-    if (st.code) return st;
+    GOL_TRY(config_defaults(cfg));                 /* the table's defaults */
+    GOL_TRY(parse_arguments(argc, argv, &ctx));    /* argv over them, in order */
     note_given(&ctx);         /* what argv set, for the pattern and restart files */
     return cross_check(&ctx); /* options that do not go together */
 }

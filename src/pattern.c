@@ -137,8 +137,7 @@ static gol_status parse_rule_value(const char *value, int line, gol_pattern *p) 
     char *colon = strchr(buf, ':');
     if (colon) {
         *colon = '\0';
-        gol_status st = parse_grid_suffix(colon + 1, line, p);
-        if (st.code) return st;
+        GOL_TRY(parse_grid_suffix(colon + 1, line, p));
     }
     gol_status st = rule_parse(buf, &p->rule, p->rule_text, sizeof p->rule_text);
     if (st.code) return gol_fail(st.code, "line %d: %s", line, st.msg);
@@ -199,8 +198,7 @@ static gol_status parse_rle_header(const char *s, size_t n, int line, gol_patter
             if (key[0] == 'x') *w = v, have_x = true;
             else *h = v, have_y = true;
         } else if (strcmp(key, "rule") == 0) {
-            gol_status st = parse_rule_value(value, line, p);
-            if (st.code) return st;
+            GOL_TRY(parse_rule_value(value, line, p));
         } else {
             return gol_fail(GOL_EXIT_USAGE,
                             "line %d: RLE header: unknown key '%s' (expected x, y and rule)",
@@ -270,8 +268,7 @@ static gol_status rle_walk(text_cursor c, gol_pattern *p, rle_extent *ext) {
         }
         int64_t n = 1;
         if (isdigit((unsigned char)ch)) {
-            gol_status st = read_run(&c, &n, &ch);
-            if (st.code) return st;
+            GOL_TRY(read_run(&c, &n, &ch));
         }
         c.s++;
         if (ch == 'b' || ch == 'o') {
@@ -336,13 +333,11 @@ gol_status pattern_parse_rle(const char *text, size_t len, gol_pattern *p) {
         return gol_fail(GOL_EXIT_USAGE, "line %d: expected the RLE header 'x = W, y = H', got "
                         "'%.*s'", header_line, (int)(le - t > 40 ? 40 : le - t), t);
     int64_t hw = 0, hh = 0;
-    gol_status st = parse_rle_header(t, (size_t)(le - t), header_line, p, &hw, &hh);
-    if (st.code) return st;
+    GOL_TRY(parse_rle_header(t, (size_t)(le - t), header_line, p, &hw, &hh));
 
     text_cursor body = {c.s, c.end, header_line + 1};
     rle_extent ext;
-    st = rle_walk(body, p, &ext);
-    if (st.code) return st;
+    GOL_TRY(rle_walk(body, p, &ext));
     /* "x = 3, y = 3" and nothing else is more likely a file cut short than an all-dead pattern,
      * which says so with '!' */
     if (ext.w == 0 && !ext.bang)
@@ -350,9 +345,8 @@ gol_status pattern_parse_rle(const char *text, size_t len, gol_pattern *p) {
                         "line %d: the pattern has no live cells and its body does not end in '!' "
                         "(is the file cut short? an all-dead pattern is the header, then '!')",
                         header_line);
-    st = pattern_alloc(p, hw > ext.w ? hw : ext.w, hh > ext.h ? hh : ext.h, header_line);
-    if (st.code) return st;
-    st = rle_walk(body, p, &ext);
+    GOL_TRY(pattern_alloc(p, hw > ext.w ? hw : ext.w, hh > ext.h ? hh : ext.h, header_line));
+    gol_status st = rle_walk(body, p, &ext);
     if (st.code) pattern_free(p); /* cannot differ from the first walk; kept for safety */
     return st;
 }
@@ -404,13 +398,11 @@ static gol_status cells_walk(const char *text, size_t len, gol_pattern *p, int64
 gol_status pattern_parse_cells(const char *text, size_t len, gol_pattern *p) {
     memset(p, 0, sizeof *p);
     int64_t w, h;
-    gol_status st = cells_walk(text, len, p, &w, &h);
-    if (st.code) return st;
+    GOL_TRY(cells_walk(text, len, p, &w, &h));
     if (w == 0 || h == 0)
         return gol_fail(GOL_EXIT_USAGE, "no pattern rows (only '!' comments or blank lines)");
-    st = pattern_alloc(p, w, h, 1);
-    if (st.code) return st;
-    st = cells_walk(text, len, p, &w, &h);
+    GOL_TRY(pattern_alloc(p, w, h, 1));
+    gol_status st = cells_walk(text, len, p, &w, &h);
     if (st.code) pattern_free(p);
     return st;
 }
@@ -469,8 +461,7 @@ gol_status input_check_regular(const char *what, const char *path) {
  * stat first (opening some devices does something), then open without blocking and judge what
  * was opened, so the file cannot be swapped in between. */
 static gol_status open_regular(const char *path, FILE **f) {
-    gol_status st = input_check_regular("pattern", path);
-    if (st.code) return st;
+    GOL_TRY(input_check_regular("pattern", path));
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) return gol_fail(GOL_EXIT_USAGE, "pattern %s: %s", path, strerror(errno));
     struct stat sb;
@@ -496,8 +487,7 @@ static gol_status open_regular(const char *path, FILE **f) {
 gol_status pattern_load(const char *path, gol_pattern *p) {
     memset(p, 0, sizeof *p);
     FILE *f = NULL;
-    gol_status opened = open_regular(path, &f);
-    if (opened.code) return opened;
+    GOL_TRY(open_regular(path, &f));
     size_t cap = 1 << 16, len = 0;
     char *text = gol_xmalloc(cap);
     for (;;) {

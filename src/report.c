@@ -67,7 +67,7 @@ static void json_figures(cJSON *o, const report_ctx *c) {
     cJSON_AddStringToObject(o, "backend", c->info->backend);
     cJSON_AddStringToObject(o, "kernel", c->info->kernel);
     cJSON_AddStringToObject(o, "halo", c->info->halo);
-    add_int(o, "halo_depth", res->times.halo_depth);
+    add_int(o, "halo_depth", c->info->halo_depth);
     add_int(o, "halo_messages", c->halo_messages);
     cJSON_AddNumberToObject(o, "halo_messages_per_generation",
                             res->generations ? (double)c->halo_messages / res->generations : 0.0);
@@ -243,7 +243,7 @@ static void print_summary(const report_ctx *c) {
            per_s(c->updates, m[T_COMPUTE]));
     printf("  halo        %10.3f s   (max over ranks), depth %lld: %lld messages, %.2f a "
            "generation\n",
-           m[T_HALO], (long long)res->times.halo_depth, (long long)c->halo_messages,
+           m[T_HALO], (long long)info->halo_depth, (long long)c->halo_messages,
            res->generations ? (double)c->halo_messages / res->generations : 0.0);
     if (!cfg->no_output) {
         printf("  frames      %10.3f s   unpack/copy (max over ranks)\n", m[T_FRAME]);

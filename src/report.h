@@ -12,6 +12,7 @@
 
 typedef struct gol_report_info {
     const char *backend, *kernel, *halo;
+    int64_t halo_depth; /* the plan's */
     int nranks, threads;
     int argc; /* the command line, for --stats */
     char *const *argv;

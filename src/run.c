@@ -120,6 +120,12 @@ static void hand_over(gol_backend *b, gol_output *out, int64_t c, void *const sl
     output_write_chunk(out, slot, c, slot_h[slot]);
 }
 
+void run_slots_alloc(gol_backend *b, const gol_plan *plan, void *slot_h[2]) {
+    /* Two slots: the writer drains one while the generations fill the other. */
+    for (int i = 0; i < 2; i++)
+        slot_h[i] = backend_host_alloc(b, plan_slot_bytes(plan));
+}
+
 /* Chunk c's frames go into slot c % 2. Chunk c is handed to the writer only once the generations
  * up to chunk c + 1's first frame are queued: waiting for a chunk's last frame then never leaves a
  * GPU without work (a backend that computes on the host, the CPU, has the same overlap as
@@ -128,17 +134,15 @@ static void hand_over(gol_backend *b, gol_output *out, int64_t c, void *const sl
  *
  * When the ranks agree to stop, the generation they stopped at becomes the run's last frame: the
  * schedule is cut there (*sched), so the loops end with it, in a shorter last chunk. */
-static void run_with_output(gol_backend *b, const gol_setup *s, const gol_slab *slab, MPI_Comm comm,
+static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
                             const advance_cut *cut, gol_schedule *sched, gol_output_stats *ostats) {
-    int64_t frame_bytes = slab->rows * frame_row_bytes(slab->width, s->cfg.frame_format);
-    int64_t chunk_frames = schedule_chunk_frames(sched, 0);
-    /* Two slots: the writer drains one while the generations fill the other. */
+    const gol_plan *plan = in->plan;
+    int64_t frame_bytes = plan->slab.rows * frame_row_bytes(plan->slab.width, plan->frame_format);
     void *slot_h[2];
-    for (int i = 0; i < 2; i++)
-        slot_h[i] = backend_host_alloc(b, chunk_frames * frame_bytes);
+    run_slots_alloc(b, plan, slot_h);
 
-    gol_output *out = output_open(&s->cfg, slab, sched, comm);
-    if (s->has_series) output_continue_series(out, &s->series);
+    gol_output *out = output_open(in->cfg, &plan->slab, sched, comm);
+    if (in->series) output_continue_series(out, in->series);
     int64_t g = sched->g_start, c;
     for (c = 0; c < schedule_chunks(sched); c++) {
         int slot = (int)(c % 2);
@@ -155,7 +159,7 @@ static void run_with_output(gol_backend *b, const gol_setup *s, const gol_slab *
                 if (c > 0) hand_over(b, out, c - 1, slot_h);
                 output_wait_slot(out, slot); /* the chunk before last is on disk */
             }
-            backend_frame_begin(b, slot, s->cfg.frame_format,
+            backend_frame_begin(b, slot, plan->frame_format,
                                 (char *)slot_h[slot] + f * frame_bytes);
         }
         trace_pop();
@@ -166,23 +170,24 @@ static void run_with_output(gol_backend *b, const gol_setup *s, const gol_slab *
         backend_host_free(b, slot_h[i]);
 }
 
-void run_generations(gol_backend *b, const gol_setup *s, const gol_slab *slab, MPI_Comm comm,
+void run_generations(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
                      gol_run_result *res) {
+    const gol_schedule *planned = in->sched;
     memset(res, 0, sizeof *res);
-    res->sched = s->sched; /* cut short if the ranks agree to stop */
+    res->sched = *planned; /* cut short if the ranks agree to stop */
     int rank;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    gol_progress *prog = progress_start(&s->cfg, &s->sched, slab, rank);
+    gol_progress *prog = progress_start(in->cfg, planned, &in->plan->slab, rank);
     stop_vote vote;
     vote_begin(&vote, comm);
     advance_cut cut = {prog, debug_piece(rank), &vote};
 
     MPI_CHECK(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
-    if (s->cfg.no_output)
-        res->sched = schedule_truncate(&s->sched, run_no_output(b, &s->sched, &cut));
+    if (!in->plan->output)
+        res->sched = schedule_truncate(planned, run_no_output(b, planned, &cut));
     else
-        run_with_output(b, s, slab, comm, &cut, &res->sched, &res->output);
+        run_with_output(b, in, comm, &cut, &res->sched, &res->output);
     int64_t pop = backend_population(b); /* also waits for the device to finish */
     double wall = MPI_Wtime() - t0;
     vote_end(&vote);
@@ -190,8 +195,8 @@ void run_generations(gol_backend *b, const gol_setup *s, const gol_slab *slab, M
 
     MPI_CHECK(MPI_Allreduce(&wall, &res->wall_s, 1, MPI_DOUBLE, MPI_MAX, comm));
     MPI_CHECK(MPI_Allreduce(&pop, &res->population, 1, MPI_INT64_T, MPI_SUM, comm));
-    res->stopped = res->sched.g_end < s->sched.g_end;
+    res->stopped = res->sched.g_end < planned->g_end;
     res->generations = res->sched.g_end - res->sched.g_start;
-    res->frames = s->cfg.no_output ? 0 : schedule_frames(&res->sched);
+    res->frames = in->plan->output ? schedule_frames(&res->sched) : 0;
     res->times = backend_times(b);
 }

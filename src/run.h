@@ -8,7 +8,8 @@
 
 #include "io/output.h"
 #include "kernels/backend.h"
-#include "src/setup.h"
+#include "core/plan.h"
+#include "io/series.h"
 
 typedef struct gol_run_result {
     double wall_s;      /* from the first generation to the last byte written, max over ranks */
@@ -26,8 +27,22 @@ typedef struct gol_run_result {
  * close the index and the XDMF file, and run_generations returns with res->stopped. */
 void run_stop_on_signal(int signo);
 
+/* What the driver reads: the plan (slab, frame format, whether frames are written), the options
+ * the writer and the progress line take, the schedule, and the series a --restart continues
+ * (NULL: none). */
+typedef struct gol_run_inputs {
+    const gol_plan *plan;
+    const gol_config *cfg;
+    const gol_schedule *sched;
+    const io_series *series;
+} gol_run_inputs;
+
 /* Collective. */
-void run_generations(gol_backend *b, const gol_setup *s, const gol_slab *slab, MPI_Comm comm,
+void run_generations(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
                      gol_run_result *res);
+
+/* The driver's two frame slots, of plan_slot_bytes each, from backend_host_alloc: what the plan's
+ * host.slots counts. */
+void run_slots_alloc(gol_backend *b, const gol_plan *plan, void *slot_h[2]);
 
 #endif

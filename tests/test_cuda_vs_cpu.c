@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "halo/halo.h"
 #include "kernels/backend.h"
 #include "kernels/device.h"
 #include "core/check.h"
@@ -95,7 +96,13 @@ static void run_sequence(const gol_backend_ops *ops, const test_case *tc, const 
     gol_config cfg = make_config(tc, !is_cpu);
     /* the CPU backend knows only the MPI halo */
     const char *halo = is_cpu ? "mpi" : tc->halo;
-    void *b = ops->create(halo, slab, &cfg, comm);
+    gol_plan plan;
+    gol_backend_kind kind = is_cpu ? GOL_BACKEND_CPU : GOL_BACKEND_CUDA;
+    const halo_mode *mode = halo_mode_find(halo, is_cpu ? HALO_MEM_HOST : HALO_MEM_DEVICE);
+    if (!mode || backend_plan(&cfg, slab, kind, mode, &plan).code != GOL_OK)
+        gol_abort_msg("test_cuda_vs_cpu: no plan for halo %s, depth %lld", halo,
+                      (long long)cfg.halo_depth);
+    void *b = ops->create(&plan, &cfg, comm);
     int64_t rows = slab->rows, width = slab->width, nw = slab->nwords;
     int64_t u8_bytes = rows * frame_row_bytes(width, GOL_FRAME_U8);
     int64_t packed_bytes = rows * frame_row_bytes(width, GOL_FRAME_PACKED);

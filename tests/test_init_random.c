@@ -17,6 +17,7 @@
 #include "core/decomp.h"
 #include "core/random_start.h"
 #include "core/rule.h"
+#include "halo/halo.h"
 #include "kernels/backend.h"
 #ifdef GOLMPI_HAVE_CUDA
 #include "kernels/init_cuda.h"
@@ -67,8 +68,12 @@ static void cpu_case(int64_t width, int64_t height, gol_boundary boundary, uint6
     uint64_t *got = gol_xcalloc((size_t)words, sizeof *got);
     uint64_t *loaded = gol_xcalloc((size_t)words, sizeof *loaded);
     init_random_rows(seed, density, slab.row0, slab.rows, slab.width, slab.nwords, want);
-    gol_backend *made = backend_create(GOL_BACKEND_CPU, "mpi", &slab, &cfg, comm);
-    gol_backend *load = backend_create(GOL_BACKEND_CPU, "mpi", &slab, &cfg, comm);
+    gol_plan plan;
+    EXPECT(backend_plan(&cfg, &slab, GOL_BACKEND_CPU, halo_mode_find("mpi", HALO_MEM_HOST), &plan)
+                   .code == GOL_OK,
+           "the plan of %lldx%lld", (long long)width, (long long)height);
+    gol_backend *made = backend_create(&plan, &cfg, comm);
+    gol_backend *load = backend_create(&plan, &cfg, comm);
     backend_init_random(made, seed, density);
     backend_load(load, want);
     backend_store(made, got);

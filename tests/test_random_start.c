@@ -1,12 +1,12 @@
 /* The word-level random start against the per-cell definition (core/random_start.h), bit for bit:
  * many seeds, densities (0, 1 and between), rows and widths (1, 63, 64, 65, odd), bits past the
- * width, and init_random itself (its SIMD clone, OpenMP) over slabs of 1 to 4 ranks. */
+ * width, and init_random_rows itself (its SIMD clone, OpenMP) over slabs of 1 to 4 ranks. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/random_start.h"
-#include "src/init.h"
+#include "core/decomp.h"
 #include "tests/expect.h"
 #include "tests/xorshift.h"
 
@@ -84,7 +84,7 @@ static void sweep(void) {
            "density 1, width 100, word 1");
 }
 
-/* init_random, the production path (its SIMD clone, OpenMP), on one rank's slab of a grid,
+/* init_random_rows, the production path (its SIMD clone, OpenMP), on one rank's slab of a grid,
  * against the per-cell definition; the buffer starts as garbage, which must all be overwritten. */
 static void one_slab(int64_t width, double density, int nranks, int rank) {
     gol_slab slab = {.width = width, .height = 37, .nranks = nranks, .rank = rank};
@@ -95,11 +95,11 @@ static void one_slab(int64_t width, double density, int nranks, int rank) {
     size_t bytes = (size_t)(slab.rows * slab.nwords) * sizeof(uint64_t);
     uint64_t *rows_h = malloc(bytes);
     memset(rows_h, 0xa5, bytes);
-    init_random(seed, density, &slab, rows_h);
+    init_random_rows(seed, density, slab.row0, slab.rows, slab.width, slab.nwords, rows_h);
     for (int64_t r = 0; r < slab.rows; r++)
         for (int64_t w = 0; w < slab.nwords; w++)
             EXPECT(rows_h[r * slab.nwords + w] == word_from_cells(seed, t, slab.row0 + r, w, width),
-                   "init_random width %lld density %g rank %d/%d row %lld word %lld",
+                   "init_random_rows width %lld density %g rank %d/%d row %lld word %lld",
                    (long long)width, density, rank, nranks, (long long)(slab.row0 + r),
                    (long long)w);
     free(rows_h);

@@ -1,58 +1,12 @@
-#include "kernels/mem_need.h"
+#include "src/host_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "core/check.h"
-#include "core/depth.h"
-#include "kernels/cuda_plan.h"
-
-#ifdef GOLMPI_HAVE_CUDA
-#include <cuda_runtime_api.h>
-
-#include "kernels/device.h"
-#endif
-
-int64_t mem_mul(int64_t a, int64_t b) {
-    int64_t r;
-    if (a < 0 || b < 0) return 0; /* no size is negative; a caller's bug must not wrap */
-    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
-}
-
-int64_t mem_add(int64_t a, int64_t b) {
-    int64_t r;
-    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
-}
-
-static int64_t grid_bytes(const gol_slab *slab) {
-    return mem_mul(mem_mul(slab->rows + 2, slab->nwords), 8);
-}
-
-gol_mem_need backend_cpu_need(const gol_slab *slab, const gol_config *cfg) {
-    (void)cfg;
-    gol_mem_need n = {mem_mul(2, grid_bytes(slab)), 0};
-    return n;
-}
-
-gol_mem_need backend_cuda_need(const gol_slab *slab, const gol_config *cfg) {
-    /* cuda_plan's sums are plain int64 products. Below 2^58 bytes of grids they cannot wrap (u8
-     * staging is at most 8 times the grids); above, no GPU comes near, and INT64_MAX says so. */
-    int64_t planned = INT64_MAX, depth = 1;
-    /* the backend's own depth (an impossible one was refused at backend_select) */
-    if (depth_choose(cfg->halo_depth, GOL_BACKEND_CUDA, slab->height, slab->nranks, &depth).code)
-        depth = 1;
-    if (mem_mul(2, grid_bytes(slab)) < (INT64_C(1) << 58))
-        planned = cuda_device_bytes(slab->rows, depth, slab->nwords, slab->width,
-                                    cfg->frame_format, !cfg->no_output);
-    gol_mem_need n = {mem_mul(4, mem_mul(slab->nwords, 8)), mem_add(planned, MEM_CUDA_RESERVE)};
-    return n;
-}
-
-gol_mem_need backend_need(gol_backend_kind kind, const gol_slab *slab, const gol_config *cfg) {
-    return kind == GOL_BACKEND_CUDA ? backend_cuda_need(slab, cfg) : backend_cpu_need(slab, cfg);
-}
+#include "core/config.h"
+#include "core/plan.h"
 
 /* ---- host memory ------------------------------------------------------------------------- */
 
@@ -150,26 +104,3 @@ int64_t mem_host_available(void) {
     return avail;
 }
 
-/* ---- device memory ----------------------------------------------------------------------- */
-
-int64_t mem_device_free(MPI_Comm node, int *device) {
-    *device = -1;
-#ifdef GOLMPI_HAVE_CUDA
-    int n = device_count_unchecked(), local;
-    MPI_CHECK(MPI_Comm_rank(node, &local));
-    if (n > 0) {
-        *device = local % n;
-        CUDA_CHECK(cudaSetDevice(*device));
-        CUDA_CHECK(cudaFree(NULL)); /* the context now, so that it is not counted as free */
-    }
-    /* every context of the node exists before anyone reads what is left */
-    MPI_CHECK(MPI_Barrier(node));
-    if (n <= 0) return -1;
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    return (int64_t)free_b;
-#else
-    MPI_CHECK(MPI_Barrier(node));
-    return -1;
-#endif
-}

@@ -1,0 +1,159 @@
+#include "src/plan.h"
+
+#include <cjson/cJSON.h>
+#include <omp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/check.h"
+#include "halo/halo.h"
+#include "io/golfile.h"
+#include "kernels/backend.h"
+
+/* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. */
+static int threads_per_rank(MPI_Comm comm) {
+    if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
+    MPI_Comm node;
+    int local;
+    MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_CHECK(MPI_Comm_size(node, &local));
+    MPI_CHECK(MPI_Comm_free(&node));
+    int n = omp_get_num_procs() / local; /* the cores this rank may run on, shared fairly */
+    return n > 0 ? n : 1;
+}
+
+/* The restart frame's bytes per stored row (u8 or packed), which restart_load_rows reads in one
+ * buffer beside the start state; the width (u8, the larger) when the file says nothing. */
+static int64_t restart_row_bytes(const gol_setup *s) {
+    int64_t bytes = s->cfg.width;
+    golfile *g = golfile_open(s->cfg.restart);
+    if (!g) return bytes;
+    const golfile_facts *f = golfile_facts_of(g);
+    if (f->frames_ndims == 3 && f->frames_dims[2] > 0) bytes = f->frames_dims[2];
+    golfile_close(g);
+    return bytes;
+}
+
+/* The peak is the largest of three moments: the start state while the restart frame is read into
+ * it; the start state while the backend loads it; the backend with the two frame slots (run.c). A
+ * random start is made in the backend (backend_init_random): no start state. A pattern is left
+ * out: it was allocated while parsing, so the memory it holds is not available any more. */
+static void host_bytes(const gol_setup *s, gol_plan *p) {
+    gol_host_bytes *h = &p->host;
+    const gol_slab *slab = &p->slab;
+    h->backend = p->backend_need.host;
+    bool on_host = s->has_restart || s->has_pattern; /* built on the host, then loaded */
+    h->start = on_host ? mem_mul(mem_mul(slab->rows, slab->nwords), 8) : 0;
+    h->read = s->has_restart ? mem_mul(slab->rows, restart_row_bytes(s)) : 0;
+    h->slots = mem_mul(2, plan_slot_bytes(p));
+    h->base = mem_add(h->start, h->read); /* the peak without frame slots, for the advice */
+    if (mem_add(h->start, h->backend) > h->base) h->base = mem_add(h->start, h->backend);
+    h->peak = mem_add(h->backend, h->slots) > h->base ? mem_add(h->backend, h->slots) : h->base;
+    p->device_bytes = p->backend_need.device;
+}
+
+gol_status plan_make(const gol_setup *s, MPI_Comm comm, gol_plan *plan, char *notice,
+                     size_t notice_len) {
+    const gol_config *cfg = &s->cfg;
+    int rank, nranks;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    *plan = (gol_plan){0};
+    gol_slab slab;
+    GOL_TRY(status_agree(decomp_make(cfg, rank, nranks, &slab), comm));
+    gol_backend_kind kind;
+    const halo_mode *halo;
+    GOL_TRY(status_agree(backend_select(cfg, comm, &kind, &halo, notice, notice_len), comm));
+    GOL_TRY(status_agree(backend_plan(cfg, &slab, kind, halo, plan), comm));
+    plan->threads = threads_per_rank(comm);
+    plan->chunk_frames = cfg->no_output ? 0 : schedule_chunk_frames(&s->sched, 0);
+    host_bytes(s, plan);
+    return gol_ok();
+}
+
+/* ---- --dry-run --------------------------------------------------------------------------- */
+
+enum { HOST_LEN = 64 };
+
+/* One rank's row of the plan, gathered on rank 0. */
+typedef struct plan_row {
+    char host[HOST_LEN];
+    int64_t row0, rows, host_bytes, device_bytes;
+} plan_row;
+
+static plan_row *gather_rows(const gol_plan *plan, MPI_Comm comm, int rank, int nranks) {
+    plan_row me = {.row0 = plan->slab.row0, .rows = plan->slab.rows,
+                   .host_bytes = plan->host.peak, .device_bytes = plan->device_bytes};
+    if (gethostname(me.host, sizeof me.host - 1) != 0) snprintf(me.host, sizeof me.host, "?");
+    plan_row *all = rank == 0 ? gol_xcalloc((size_t)nranks, sizeof *all) : NULL;
+    MPI_CHECK(MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, comm));
+    return all;
+}
+
+static void print_rows(const gol_plan *plan, const plan_row *rows, int nranks) {
+    const char *mode = plan->halo->name;
+    int64_t host = 0, device = 0;
+    printf("golmpi: dry run: %lld x %lld grid, %s backend, %s halo, depth %lld, %d thread%s/rank, "
+           "%s frames\n",
+           (long long)plan->slab.width, (long long)plan->slab.height,
+           config_backend_name(plan->backend), mode, (long long)plan->depth, plan->threads,
+           plan->threads == 1 ? "" : "s",
+           plan->output ? config_frame_format_name(plan->frame_format) : "no");
+    printf("%6s  %-20s %12s %12s %6s  %-10s %16s %16s\n", "rank", "host", "first row", "rows",
+           "depth", "halo", "host bytes", "device bytes");
+    for (int r = 0; r < nranks; r++) {
+        printf("%6d  %-20s %12lld %12lld %6lld  %-10s %16lld %16lld\n", r, rows[r].host,
+               (long long)rows[r].row0, (long long)rows[r].rows, (long long)plan->depth, mode,
+               (long long)rows[r].host_bytes, (long long)rows[r].device_bytes);
+        host = mem_add(host, rows[r].host_bytes);
+        device = mem_add(device, rows[r].device_bytes);
+    }
+    printf("%6s  %-20s %12s %12lld %6s  %-10s %16lld %16lld\n", "total", "", "",
+           (long long)plan->slab.height, "", "", (long long)host, (long long)device);
+}
+
+static void write_json(const gol_plan *plan, const plan_row *rows, int nranks, const char *path) {
+    cJSON *o = cJSON_CreateObject(), *ranks = cJSON_CreateArray();
+    SYS_CHECK(o && ranks, "cJSON_CreateObject(--stats)");
+    cJSON_AddStringToObject(o, "kind", "plan");
+    cJSON_AddNumberToObject(o, "width", (double)plan->slab.width);
+    cJSON_AddNumberToObject(o, "height", (double)plan->slab.height);
+    cJSON_AddStringToObject(o, "backend", config_backend_name(plan->backend));
+    cJSON_AddStringToObject(o, "halo", plan->halo->name);
+    cJSON_AddNumberToObject(o, "halo_depth", (double)plan->depth);
+    cJSON_AddNumberToObject(o, "threads_per_rank", plan->threads);
+    cJSON_AddStringToObject(o, "frame_format",
+                            plan->output ? config_frame_format_name(plan->frame_format) : "none");
+    for (int r = 0; r < nranks; r++) {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddNumberToObject(row, "rank", r);
+        cJSON_AddStringToObject(row, "host", rows[r].host);
+        cJSON_AddNumberToObject(row, "row0", (double)rows[r].row0);
+        cJSON_AddNumberToObject(row, "rows", (double)rows[r].rows);
+        cJSON_AddNumberToObject(row, "host_bytes", (double)rows[r].host_bytes);
+        cJSON_AddNumberToObject(row, "device_bytes", (double)rows[r].device_bytes);
+        cJSON_AddItemToArray(ranks, row);
+    }
+    cJSON_AddItemToObject(o, "ranks", ranks);
+    char *text = cJSON_Print(o);
+    SYS_CHECK(text != NULL, "cJSON_Print(--stats)");
+    FILE *f = fopen(path, "w");
+    SYS_CHECK(f != NULL, "fopen(--stats)");
+    SYS_CHECK(fputs(text, f) >= 0 && fputc('\n', f) != EOF, "write(--stats)");
+    SYS_CHECK(fclose(f) == 0, "fclose(--stats)");
+    free(text);
+    cJSON_Delete(o);
+}
+
+void plan_print(const gol_plan *plan, const gol_config *cfg, MPI_Comm comm) {
+    int rank, nranks;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    plan_row *rows = gather_rows(plan, comm, rank, nranks);
+    if (rank != 0) return;
+    print_rows(plan, rows, nranks);
+    if (cfg->stats[0]) write_json(plan, rows, nranks, cfg->stats);
+    free(rows);
+}
