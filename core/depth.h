@@ -1,4 +1,4 @@
-/* Deep halos (DESIGN, "Amendments: deep halos"): a rank keeps k halo rows above and below its
+/* Deep halos (DESIGN, "Halo exchange"): a rank keeps k halo rows above and below its
  * owned rows, exchanges its k edge rows with each neighbour every k generations (one message each
  * way), and advances up to k generations between exchanges. After g generations since an
  * exchange, only the rows at least g rows from the halo's outer edge are still valid, so each

@@ -34,7 +34,7 @@ typedef struct golfile_facts {
 } golfile_facts;
 
 /* The run a golmpi file describes, checked: the root attributes and the frames that agree with
- * them (DESIGN, Output: Chunk files). */
+ * them (docs/FORMAT.md, "Files"). */
 typedef struct golfile_meta {
     int64_t width, height;
     gol_rule rule;

@@ -10,7 +10,7 @@
 #include "io/output_guard.h"
 #include "io/verify_h5.h"
 
-/* /population, a plain dataset like /generations (DESIGN, Amendments): small, and a lost chunk
+/* /population, a plain dataset like /generations (DESIGN, Output): small, and a lost chunk
  * file cannot turn it into zeros as it does the virtual /frames. */
 static void write_population(hid_t file, const int64_t *population, hsize_t n) {
     hid_t space, dset;

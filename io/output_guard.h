@@ -1,4 +1,4 @@
-/* What keeps an output whole while it is written (DESIGN, Amendments: output that survives):
+/* What keeps an output whole while it is written (DESIGN, Output):
  * - one writer per output: rank 0 holds "<base>.lock" from output_check to output_close, so a
  *   second run to the same --output is refused before it writes anything;
  * - one way out when a file cannot be written: a message that names the file and the cause, the

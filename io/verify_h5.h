@@ -1,4 +1,4 @@
-/* A file is renamed to its final name only once it reads back (DESIGN, Amendments: output that
+/* A file is renamed to its final name only once it reads back (DESIGN, Output: output that
  * survives). Open MPI's OMPIO can lose a collective write on a full disk and tell no one (its
  * aggregator prints "No space left on device", every HDF5 call succeeds), so success codes alone
  * cannot be trusted: the closed file is read back. Every function here runs on the writer thread.

@@ -1,5 +1,5 @@
 /* Where a result came from: the versions of golmpi and of every library it was built with and
- * loaded, for --version and --stats (DESIGN, Amendments: results that can be compared). */
+ * loaded, for --version and --stats (DESIGN, Observability). */
 #ifndef GOLMPI_PROVENANCE_H
 #define GOLMPI_PROVENANCE_H
 
