@@ -12,9 +12,18 @@
  * when the pass ends a cycle, exchanges them through a device halo mode of halo/halo.h, ordered on
  * the comm stream (NCCL, or MPI through the host); the compute stream computes the rows in between
  * at the same time, then waits for the comm stream (halo_done), so the compute stream alone
- * carries the order from one pass to the next: what the CUDA graphs capture and what frames and
- * the population wait on. A pass of one generation (all of them at depth 1) runs the
- * one-generation kernels, a longer one the multi-generation kernel (pass_rows).
+ * carries the order from one pass to the next: what frames and the population wait on. A pass of
+ * one generation (all of them at depth 1) runs the one-generation kernels, a longer one the
+ * multi-generation kernel (pass_rows).
+ *
+ * CUDA graphs: NCCL requires every rank to launch, for the same exchange, the graph of the same
+ * collective capture. At depth k > 1 the passes of a cycle, and so the buffer each ends in,
+ * depend on where this rank cuts its calls (frames, progress, GOLMPI_DEBUG_PIECE): those passes
+ * run eagerly, exchange included, and are long (k generations a cycle) so the launches hide. At
+ * depth 1 every pass is one generation ending a cycle, the same pass from the same buffer on every
+ * rank under any cut: each runs from the graph of its buffer parity (pass_graph), captured once
+ * at create on every rank, but the timed samples, which run eagerly on every rank at the same
+ * exchanges (counted from the load).
  *
  * The host never blocks in a CUDA call that cannot see a dead peer: every wait polls (the halo's
  * health poll, the progress marks, the clock), at most a bounded number of generations is queued
@@ -67,11 +76,9 @@ typedef struct cuda_backend {
     int64_t depth;  /* k: halo rows a side, exchanged every k generations */
     int64_t valid;  /* halo rows of buf_d[cur] still valid; the cycle's exchange comes at 0 */
 
-    int use_graphs;
-    /* pass_graph[p][n-1], the pass of n generations from buf_d[p] that ends a cycle with its
-     * exchange; captured on first use. Every exchange but the timed samples runs from a graph, on
-     * every rank, however the calls are cut; passes without one run eagerly. */
-    cudaGraphExec_t pass_graph[2][GOL_DEEP_MAX];
+    /* depth 1: pass_graph[p], the pass from buf_d[p], exchange included (none: depth > 1, graphs
+     * off, or a mode of host calls) */
+    cudaGraphExec_t pass_graph[2];
 
     /* generations in flight (kernels/cuda_plan.h): a mark every CUDA_MARK_EVERY generations */
     cudaEvent_t mark[CUDA_MARK_RING];
@@ -312,12 +319,12 @@ static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, int time
     join_comm(cb);
 }
 
-/* A graph of the pass of n generations from buffer p that ends a cycle with its exchange. */
-static cudaGraphExec_t capture(cuda_backend *cb, int p, int n) {
+/* Depth 1: the graph of the pass from buffer p, exchange included, on the compute stream. */
+static cudaGraphExec_t capture_pass(cuda_backend *cb, int p) {
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CUDA_CHECK(cudaStreamBeginCapture(cb->compute, cudaStreamCaptureModeThreadLocal));
-    enqueue_pass(cb, p, n, n, 0);
+    enqueue_pass(cb, p, 1, 1, 0);
     CUDA_CHECK(cudaStreamEndCapture(cb->compute, &graph));
     CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     CUDA_CHECK(cudaGraphDestroy(graph));
@@ -325,20 +332,9 @@ static cudaGraphExec_t capture(cuda_backend *cb, int p, int n) {
     return exec;
 }
 
-/* The pass that ends a cycle with n generations, from buffer p: captured the first time. */
-static cudaGraphExec_t pass_graph(cuda_backend *cb, int p, int n) {
-    cudaGraphExec_t *g = &cb->pass_graph[p][n - 1];
-    if (!*g) *g = capture(cb, p, n);
-    return *g;
-}
-
 /* Generations of a full cycle's last pass: passes of GOL_DEEP_MAX, then the rest. */
 static int cycle_last_pass(const cuda_backend *cb) {
     return (int)((cb->depth - 1) % GOL_DEEP_MAX + 1);
-}
-
-static void capture_graphs(cuda_backend *cb) {
-    for (int p = 0; p < 2; p++) pass_graph(cb, p, cycle_last_pass(cb));
 }
 
 /* The slab's shape, for the launchers. */
@@ -414,8 +410,6 @@ static void alloc_slabs(cuda_backend *cb) {
 }
 
 static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
-    /* Host MPI calls cannot live in a graph, so graphs are for capturable modes only. */
-    cb->use_graphs = !cfg->no_graphs && halo_capturable(cb->halo);
     if (!halo_capturable(cb->halo) && !halo_sampled(cb->halo)) return;
     /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture
      * or a timed region. Both parities, twice, on the all-dead grid. */
@@ -426,7 +420,10 @@ static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
     int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++)
         CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, (size_t)bytes, cb->compute));
-    if (cb->use_graphs) capture_graphs(cb);
+    /* Host MPI calls cannot live in a graph, so graphs are for capturable modes only. Both
+     * parities on every rank, in the same order: the collective captures NCCL pairs. */
+    if (!cfg->no_graphs && halo_capturable(cb->halo) && cb->depth == 1)
+        for (int p = 0; p < 2; p++) cb->pass_graph[p] = capture_pass(cb, p);
     wait_stream(cb, cb->compute, "the graph capture");
 }
 
@@ -510,8 +507,7 @@ static void bound_in_flight(cuda_backend *cb) {
 /* The one advance loop, at every depth: passes of up to GOL_DEEP_MAX generations, cut where the
  * call ends and where the cycle does, so the exchanges fall every k generations from the load,
  * and the timed ones every CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges, whatever the
- * calls' cuts. A pass that ends a cycle runs from its graph (but the timed ones); the others hold
- * no exchange and run eagerly. No synchronisation at the end: the next call, a frame or the
+ * calls' cuts. No synchronisation at the end: the next call, a frame or the
  * population queues behind it, and the host waits only where it needs a result. The GPU time of
  * the call is timed with events (compute_s). */
 static void cuda_advance(void *impl, int64_t generations) {
@@ -522,22 +518,18 @@ static void cuda_advance(void *impl, int64_t generations) {
         int64_t n = generations < cb->valid ? generations : cb->valid;
         if (n > GOL_DEEP_MAX) n = GOL_DEEP_MAX;
         wait_frames_on(cb, cb->cur ^ 1);
-        if (n == cb->valid) {
-            int sample = halo_sampled(cb->halo) &&
-                         cuda_halo_sample_due(cb->exchanges_since_load * cb->depth);
-            if (sample) harvest_halo_sample(cb, 1); /* long done: the marks bound what is queued */
-            if (cb->use_graphs && !sample)
-                CUDA_CHECK(cudaGraphLaunch(pass_graph(cb, cb->cur, (int)n), cb->compute));
-            else
-                enqueue_pass(cb, cb->cur, (int)n, n, sample);
-            cb->sample_pending |= sample;
-            cb->exchanges++;
-            cb->exchanges_since_load++;
-            cb->valid = cb->depth;
-        } else {
-            enqueue_pass(cb, cb->cur, (int)n, cb->valid, 0);
-            cb->valid -= n;
-        }
+        const int ends = n == cb->valid; /* the pass ends the cycle with its exchange */
+        const int sample = ends && halo_sampled(cb->halo) &&
+                           cuda_halo_sample_due(cb->exchanges_since_load * cb->depth);
+        if (sample) harvest_halo_sample(cb, 1); /* long done: the marks bound what is queued */
+        if (cb->pass_graph[cb->cur] && !sample) /* depth 1: n == valid == 1 */
+            CUDA_CHECK(cudaGraphLaunch(cb->pass_graph[cb->cur], cb->compute));
+        else
+            enqueue_pass(cb, cb->cur, (int)n, cb->valid, sample);
+        cb->sample_pending |= sample;
+        cb->exchanges += ends;
+        cb->exchanges_since_load += ends;
+        cb->valid = ends ? cb->depth : cb->valid - n;
         cb->cur ^= 1;
         generations -= n;
         for (int64_t i = 0; i < n; i++) bound_in_flight(cb);
@@ -643,8 +635,7 @@ static void cuda_destroy(void *impl) {
     wait_stream(cb, cb->comm, "the last exchange");
     for (int s = 0; s < 2; s++) wait_stream(cb, cb->copy[s], "the last frames");
     for (int p = 0; p < 2; p++)
-        for (int n = 0; n < GOL_DEEP_MAX; n++)
-            if (cb->pass_graph[p][n]) CUDA_CHECK(cudaGraphExecDestroy(cb->pass_graph[p][n]));
+        if (cb->pass_graph[p]) CUDA_CHECK(cudaGraphExecDestroy(cb->pass_graph[p]));
     halo_destroy(cb->halo);
     int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++) dev_free(cb, cb->buf_d[b], bytes);
