@@ -137,11 +137,16 @@ static int retire_marks(cuda_backend *cb) {
     return moved;
 }
 
+/* The watchdog fired: MPI_Abort, within a bounded time whatever NCCL does. A stall that involves
+ * a neighbour first tears the exchange down, so that NCCL's kernels stop spinning on the silent
+ * peer (halo_abort returns within HALO_ABORT_GRACE_S even if ncclCommAbort blocks); a stall of
+ * this GPU alone skips that: ncclCommAbort synchronises streams and would block on it. */
 static void __attribute__((noreturn)) stalled(cuda_backend *cb, const char *what, double waited) {
     char msg[512];
-    cuda_stall_message(msg, sizeof msg, cb->slab.rank, cb->slab.up, cb->slab.down,
-                       halo_sampled(cb->halo), waited, what);
-    halo_abort(cb->halo); /* ncclCommAbort: nothing may wait on the silent peer any more */
+    const gol_slab *s = &cb->slab;
+    const int on_stream = halo_sampled(cb->halo);
+    cuda_stall_message(msg, sizeof msg, s->rank, s->up, s->down, on_stream, waited, what);
+    if (!cuda_stall_is_local(s->rank, s->up, s->down, on_stream)) halo_abort(cb->halo);
     gol_abort_msg("%s", msg);
 }
 

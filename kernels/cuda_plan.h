@@ -61,6 +61,12 @@ int64_t cuda_mark_to_wait(int64_t m);
 enum { CUDA_HALO_SAMPLE_EVERY = 1024 };
 int cuda_halo_sample_due(int64_t since_load);
 
+/* 1 when a stall of this rank's GPU involves no neighbour: the exchange is not in the GPU's
+ * stream order (exchange_on_stream 0: host MPI), or the only neighbour is this rank itself (one
+ * rank on a torus) or there is none. Then the watchdog tears no communicator down: NCCL's abort
+ * frees memory and synchronises streams, and on a GPU that stopped it can block forever. */
+int cuda_stall_is_local(int rank, int up, int down, int exchange_on_stream);
+
 /* The watchdog's message, when the GPU made no progress for waited_s seconds (--timeout) while the
  * host waited for `what`. exchange_on_stream: the halo exchange runs in the GPU's stream order
  * (NCCL), so a stalled neighbour stalls the stream; up and down are its neighbours (-1: none) and

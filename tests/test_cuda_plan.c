@@ -107,6 +107,13 @@ static void test_stall_message(void) {
     EXPECT(strstr(buf, "no neighbour") && !strstr(buf, "rank 0"), "self-exchange: %s", buf);
     cuda_stall_message(buf, sizeof buf, 1, 0, 2, 0, 5.0, "x");
     EXPECT(strstr(buf, "no neighbour"), "exchange on the host (MPI): %s", buf);
+    /* local: the watchdog leaves NCCL alone; with a neighbour on the stream it aborts NCCL */
+    EXPECT(cuda_stall_is_local(0, 0, 0, 1), "one rank on a torus is local");
+    EXPECT(cuda_stall_is_local(0, -1, -1, 1), "no neighbour is local");
+    EXPECT(cuda_stall_is_local(1, 0, 2, 0), "an exchange on the host is local");
+    EXPECT(!cuda_stall_is_local(1, 0, 2, 1), "two neighbours on the stream");
+    EXPECT(!cuda_stall_is_local(0, -1, 1, 1), "one neighbour below on the stream");
+    EXPECT(!cuda_stall_is_local(0, 1, 1, 1), "two ranks on a torus");
 }
 
 int main(void) {
