@@ -542,7 +542,7 @@ static void cuda_advance(void *impl, int64_t generations) {
     timer_end(&cb->atimer, t, cb->compute);
 }
 
-/* Slot s's staging buffer for frames of `bytes` (none for packed frames). */
+/* Slot s's staging buffer for frames of `bytes`. */
 static void ensure_stage(cuda_backend *cb, int slot, int64_t bytes) {
     if (bytes <= cb->stage_bytes[slot]) return;
     /* a larger frame format than before: the slot's copy stream no longer reads the old one */
@@ -564,20 +564,17 @@ static void cuda_frame_begin(void *impl, int slot, gol_frame_format fmt, void *d
     int k = timer_begin(cb, &cb->ftimer[slot], s);
     const uint64_t *src = row_ptr(cb, cb->cur, 0);
     size_t frame_row = (size_t)frame_row_bytes(width, fmt);
-    if (fmt == GOL_FRAME_PACKED) {
-        /* little-endian: a grid row's first ceil(width/8) bytes are its packed-lsb frame row, so
-         * one 2-D copy takes the frame straight to pinned memory, with no staging */
-        CUDA_CHECK(cudaMemcpy2DAsync(dst_h, frame_row, src, cb->row_bytes, frame_row, (size_t)rows,
-                                     cudaMemcpyDeviceToHost, s));
-        CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
-    } else {
+    /* The frame in the slot first, on the device (a pass or so of memory traffic): then the grid
+     * buffer is free again (frame_read), and the compute stream never waits for the copy to the
+     * host, which reads only the slot. */
+    if (fmt == GOL_FRAME_PACKED) /* little-endian: a grid row begins with its packed frame row */
+        CUDA_CHECK(cudaMemcpy2DAsync(cb->stage_d[slot], frame_row, src, cb->row_bytes, frame_row,
+                                     (size_t)rows, cudaMemcpyDeviceToDevice, s));
+    else
         launch_unpack_u8(src, cb->stage_d[slot], rows, cb->row_words, width, s);
-        /* The grid buffer is free again once the slot's own copy exists; the D2H reads only
-         * that. */
-        CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
-        CUDA_CHECK(cudaMemcpyAsync(dst_h, cb->stage_d[slot], (size_t)rows * frame_row,
-                                   cudaMemcpyDeviceToHost, s));
-    }
+    CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
+    CUDA_CHECK(cudaMemcpyAsync(dst_h, cb->stage_d[slot], (size_t)rows * frame_row,
+                               cudaMemcpyDeviceToHost, s));
     cb->frame_pending[slot][cb->cur] = 1;
     timer_end(&cb->ftimer[slot], k, s);
     trace_pop();

@@ -9,7 +9,7 @@ int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords) {
 }
 
 int64_t cuda_frame_stage_bytes(int64_t rows, int64_t width, gol_frame_format fmt) {
-    return fmt == GOL_FRAME_PACKED ? 0 : rows * width;
+    return rows * frame_row_bytes(width, fmt);
 }
 
 void cuda_account_alloc(cuda_mem_account *a, int64_t bytes) {

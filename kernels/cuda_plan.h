@@ -15,10 +15,11 @@
  * depth of core/depth.h) of nwords words. */
 int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords);
 
-/* Device bytes of one frame staging slot. u8 frames are unpacked on the device into rows x width
- * bytes, then copied to pinned memory; packed frames are copied straight from the grid buffer to
- * pinned memory with one 2-D copy (the grid row's first ceil(width/8) bytes are the frame row), so
- * they need no staging at all: 0. */
+/* Device bytes of one frame staging slot: rows frame rows (core/config.h's frame_row_bytes). A
+ * frame is first made on the device in its slot, u8 frames unpacked there, packed ones copied
+ * there with one 2-D device copy (the grid row's first ceil(width/8) bytes are the frame row), so
+ * the grid buffer is free again after that fast copy; the slow copy to pinned host memory then
+ * reads only the slot. */
 int64_t cuda_frame_stage_bytes(int64_t rows, int64_t width, gol_frame_format fmt);
 
 /* Everything the backend has cudaMalloc'ed: every allocation and free goes through it. */
