@@ -69,8 +69,11 @@ void launch_popcount(const uint64_t *src_d, int64_t words, unsigned long long *c
 void emulate_life_edges(gol_cuda_grid g, const uint64_t *src, uint64_t *dst);
 void emulate_life_rows(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t row_begin,
                        int64_t row_end);
+/* resident: the blocks of the kernel the emulated device holds at once, which the launcher asks
+ * the GPU (the grid is whole waves of them). */
 void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t row_begin,
-                       int64_t row_end, int gens, int64_t live_begin, int64_t live_end);
+                       int64_t row_end, int gens, int64_t live_begin, int64_t live_end,
+                       int64_t resident);
 void emulate_unpack_u8(const uint64_t *src, uint8_t *dst, int64_t rows, int64_t nwords,
                        int64_t width);
 void emulate_popcount(const uint64_t *src, int64_t words, unsigned long long *count);
