@@ -27,9 +27,10 @@
  *
  * The host never blocks in a CUDA call that cannot see a dead peer: every wait polls (the halo's
  * health poll, the progress marks, the clock), at most a bounded number of generations is queued
- * ahead of the GPU, and after --timeout seconds without progress the exchange is torn down and
- * every rank aborted. Sizes, marks and samples are decided in kernels/cuda_plan.c, tested on the
- * host. */
+ * ahead of the GPU, and after --timeout seconds without progress every rank is aborted
+ * (stalled): MPI_Abort is reached within a bounded time whatever NCCL does, since the exchange's
+ * teardown is bounded (halo.h's abort) and skipped when this GPU alone stopped. Sizes, marks and
+ * samples are decided in kernels/cuda_plan.c, tested on the host. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,7 +418,8 @@ static void alloc_slabs(cuda_backend *cb) {
 static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
     if (!halo_capturable(cb->halo) && !halo_sampled(cb->halo)) return;
     /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture
-     * or a timed region. Both parities, twice, on the all-dead grid. */
+     * or a timed region, and which the halo mode bounds by --timeout (a peer that never posts
+     * its first exchange aborts every rank). Both parities, twice, on the all-dead grid. */
     for (int i = 0; i < 4; i++)
         enqueue_pass(cb, i & 1, cycle_last_pass(cb), cycle_last_pass(cb), 0);
     wait_stream(cb, cb->compute, "the warm-up exchanges");
