@@ -265,12 +265,14 @@ static void join_comm(cuda_backend *cb) {
     CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->halo_done, 0));
 }
 
-/* Rows [lo, hi) of the generation n after buf_d[p]'s, into buf_d[p ^ 1], on stream s. A pass
+/* Rows [lo, hi) of the generation n after buf_d[p]'s, into buf_d[p ^ 1], on stream s (an empty
+ * range launches nothing). A pass
  * of one generation runs the one-generation kernel, which reads rows lo - 1 and hi: valid halo
  * rows, or zero past a dead boundary. A longer pass runs the multi-generation kernel, told that
  * rows past a dead boundary are dead at every generation; no pass reads further than 2k rows past
  * the owned ones. */
 static void pass_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cudaStream_t s) {
+    if (lo >= hi) return;
     const uint64_t *src = row_ptr(cb, p, 0);
     uint64_t *dst = row_ptr(cb, p ^ 1, 0);
     if (n == 1) {
@@ -283,40 +285,23 @@ static void pass_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cu
     launch_life_deep(cb->grid, src, dst, lo, hi, n, live_lo, live_hi, s);
 }
 
-/* The comm stream's rows of a pass: each edge band, from the first row still valid after the
- * pass to the k rows that end sends; none past a dead boundary, where the interior runs to the
- * edge. At depth 1 between two neighbours the bands are the first and the last owned row: one
- * launch of the edge kernel. */
-static void edge_bands(cuda_backend *cb, int p, const gol_pass *ps, gol_rows all) {
-    const int64_t rows = cb->slab.rows, k = cb->depth;
-    const int n = (int)ps->gens;
-    if (k == 1 && !ps->dead_top && !ps->dead_bottom) {
-        launch_life_edges(cb->grid, row_ptr(cb, p, 0), row_ptr(cb, p ^ 1, 0), cb->comm);
-        return;
-    }
-    if (!ps->dead_top) pass_rows(cb, p, all.lo, k, n, cb->comm);
-    if (!ps->dead_bottom) pass_rows(cb, p, rows - k, all.hi, n, cb->comm);
-}
-
 /* One pass of n generations (n <= valid, n <= GOL_DEEP_MAX) from buffer p into p ^ 1, valid halo
  * rows a side at its start (core/depth.h's gol_pass): the comm stream computes the edge bands
  * and, when the pass ends the cycle (valid == n), exchanges them; the compute stream computes the
- * rows in between meanwhile. A slab of fewer than 2k rows is one range on the comm stream.
- * Capturable when the halo mode is and timed is 0; timed brackets the exchange with events. */
+ * rows in between meanwhile (the cut: cuda_plan.h's cuda_pass_cut). Capturable when the halo mode
+ * is and timed is 0; timed brackets the exchange with events. */
 static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, int timed) {
-    const int64_t rows = cb->slab.rows, k = cb->depth;
-    const gol_pass ps = {.rows = rows, .valid = valid, .gens = n, .dead_top = cb->slab.up < 0,
-                         .dead_bottom = cb->slab.down < 0, .tile = 0};
-    const gol_rows all = pass_whole_rows(&ps, n);
+    const gol_pass ps = {.rows = cb->slab.rows, .valid = valid, .gens = n,
+                         .dead_top = cb->slab.up < 0, .dead_bottom = cb->slab.down < 0, .tile = 0};
+    const cuda_pass_rows cut = cuda_pass_cut(&ps, cb->depth);
     fork_comm(cb);
-    if (rows >= 2 * k) {
-        edge_bands(cb, p, &ps, all);
-        /* queued before a host-side MPI exchange below, so the interior runs during it */
-        pass_rows(cb, p, ps.dead_top ? all.lo : k, ps.dead_bottom ? all.hi : rows - k, n,
-                  cb->compute);
-    } else {
-        pass_rows(cb, p, all.lo, all.hi, n, cb->comm);
-    }
+    if (cut.edges)
+        launch_life_edges(cb->grid, row_ptr(cb, p, 0), row_ptr(cb, p ^ 1, 0), cb->comm);
+    else
+        for (int side = 0; side < 2; side++)
+            pass_rows(cb, p, cut.band[side].lo, cut.band[side].hi, n, cb->comm);
+    /* queued before a host-side MPI exchange below, so the interior runs during it */
+    pass_rows(cb, p, cut.interior.lo, cut.interior.hi, n, cb->compute);
     if (valid == n) {
         if (timed) CUDA_CHECK(cudaEventRecord(cb->halo_t0, cb->comm));
         exchange_halo(cb, p ^ 1);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/depth.h"
 
 /* Device bytes of one grid buffer: rows + 2 depth rows (depth halo rows above and below, the halo
  * depth of core/depth.h) of nwords words. */
@@ -38,6 +39,20 @@ void cuda_account_free(cuda_mem_account *a, int64_t bytes);
  * quote. */
 int64_t cuda_device_bytes(int64_t rows, int64_t depth, int64_t nwords, int64_t width,
                           gol_frame_format fmt, int with_frames);
+
+/* How a pass of a slab with halo depth k cuts its rows between the streams (enqueue_pass): the
+ * comm stream's two edge bands, each from the first row still valid after the pass to the k rows
+ * that end sends (none past a dead boundary, where the interior runs to the edge), the compute
+ * stream's interior between them; a slab of fewer than 2k rows is one range, band[0], on the comm
+ * stream. At depth 1 between two neighbours the bands are the first and the last owned row, one
+ * launch of the edge kernel (edges). Together, each row once: pass_whole_rows(pass, pass->gens). */
+typedef struct cuda_pass_rows {
+    gol_rows band[2];  /* comm stream: top, bottom (empty: none) */
+    gol_rows interior; /* compute stream (empty: none) */
+    int edges;         /* band[0], band[1] are rows 0 and rows - 1: launch_life_edges */
+} cuda_pass_rows;
+
+cuda_pass_rows cuda_pass_cut(const gol_pass *pass, int64_t k);
 
 /* Generations in flight. The host may queue work far ahead of the GPU (a graph launch returns at
  * once), but then a stalled peer would only show when the launch queue fills and a launch blocks

@@ -93,6 +93,46 @@ static void test_halo_sample(void) {
     EXPECT_EQ(n, (TOTAL + CUDA_HALO_SAMPLE_EVERY - 1) / CUDA_HALO_SAMPLE_EVERY, "samples");
 }
 
+/* One pass's cut (cuda_pass_cut) against core/depth.h's rows of the pass: every row of
+ * pass_whole_rows once across the bands and the interior, and nothing else; the bands hold the k
+ * rows each live end sends (the exchange reads them from the comm stream's own work); the edge
+ * kernel only at depth 1 between two neighbours, on rows 0 and rows - 1. */
+static void check_cut(const gol_pass *ps, int64_t k) {
+    const cuda_pass_rows c = cuda_pass_cut(ps, k);
+    const gol_rows all = pass_whole_rows(ps, ps->gens), part[3] = {c.band[0], c.band[1], c.interior};
+    const int64_t rows = ps->rows;
+    char name[96];
+    snprintf(name, sizeof name, "rows %lld k %lld valid %lld gens %lld dead %d%d", (long long)rows,
+             (long long)k, (long long)ps->valid, (long long)ps->gens, ps->dead_top,
+             ps->dead_bottom);
+    for (int64_t r = all.lo - 3; r < all.hi + 3; r++) {
+        int times = 0;
+        for (int i = 0; i < 3; i++) times += r >= part[i].lo && r < part[i].hi;
+        EXPECT_EQ(times, r >= all.lo && r < all.hi, "%s: row %lld", name, (long long)r);
+    }
+    int split = rows >= 2 * k;
+    EXPECT_EQ(c.edges, split && k == 1 && !ps->dead_top && !ps->dead_bottom, "%s: edges", name);
+    if (c.edges)
+        EXPECT(c.band[0].lo == 0 && c.band[0].hi == 1 && c.band[1].lo == rows - 1 &&
+                   c.band[1].hi == rows,
+               "%s: the edge kernel's rows", name);
+    if (split && !ps->dead_top) EXPECT(c.band[0].lo <= 0 && c.band[0].hi == k, "%s: top", name);
+    if (split && !ps->dead_bottom)
+        EXPECT(c.band[1].lo == rows - k && c.band[1].hi >= rows, "%s: bottom", name);
+}
+
+static void test_pass_cut(void) {
+    for (int64_t rows = 1; rows <= 20; rows++)
+        for (int64_t k = 1; k <= 10; k++)
+            for (int64_t valid = 1; valid <= k; valid++)
+                for (int64_t n = 1; n <= valid && n <= 8; n++)
+                    for (int dead = 0; dead < 4; dead++) {
+                        gol_pass ps = {.rows = rows, .valid = valid, .gens = n,
+                                       .dead_top = dead & 1, .dead_bottom = dead >> 1, .tile = 0};
+                        check_cut(&ps, k);
+                    }
+}
+
 static void test_stall_message(void) {
     char buf[512];
     cuda_stall_message(buf, sizeof buf, 1, 0, 2, 1, 30.0, "frame slot 0");
@@ -121,6 +161,7 @@ int main(void) {
     test_account();
     test_marks();
     test_halo_sample();
+    test_pass_cut();
     test_stall_message();
     if (failures) return 1;
     printf("PASS test_cuda_plan\n");
