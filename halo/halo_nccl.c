@@ -34,7 +34,7 @@ typedef struct halo_nccl {
     ncclComm_t comm; /* blocking, split off init: the exchanges */
     int have_comm;   /* no peer at all (one rank, dead boundary): nothing to exchange */
     int connected;   /* the first exchange, which connects to the peers, is done */
-    int device;      /* the CUDA device, for the helper threads (the current device is per thread) */
+    int device; /* the CUDA device, for the helper threads (the current device is per thread) */
     int rank, up, down;
     int64_t nwords;
     cudaStream_t stream;
@@ -79,7 +79,8 @@ static void nap(void) {
 }
 
 static void run_abort(nccl_job *job) {
-    for (int i = 0; i < job->ncomms; i++) (void)ncclCommAbort(job->comms[i]);
+    for (int i = 0; i < job->ncomms; i++)
+        (void)ncclCommAbort(job->comms[i]);
 }
 
 /* ncclCommAbort of the communicators, waited for at most HALO_ABORT_GRACE_S: only MPI_Abort
@@ -92,7 +93,8 @@ static void abort_bounded(int device, const ncclComm_t *comms, int ncomms) {
     job->ncomms = ncomms;
     if (!job_start(job)) return;
     double t0 = MPI_Wtime();
-    while (!job_done(job) && MPI_Wtime() - t0 < HALO_ABORT_GRACE_S) nap();
+    while (!job_done(job) && MPI_Wtime() - t0 < HALO_ABORT_GRACE_S)
+        nap();
 }
 
 /* Past --timeout seconds of setup, some rank never took part: abort every rank. */
@@ -183,7 +185,7 @@ static ncclResult_t exchange_calls(const halo_nccl *h, const uint64_t *first_d,
     cudaStream_t s = h->stream;
     ncclResult_t rc = ncclGroupStart();
     if (rc != ncclSuccess) return rc;
-    if (rc == ncclSuccess && h->up >= 0) rc = ncclRecv(top_d, count, ncclUint64, h->up, h->comm, s);
+    if (h->up >= 0) rc = ncclRecv(top_d, count, ncclUint64, h->up, h->comm, s);
     if (rc == ncclSuccess && h->down >= 0)
         rc = ncclRecv(bottom_d, count, ncclUint64, h->down, h->comm, s);
     if (rc == ncclSuccess && h->down >= 0)
@@ -205,8 +207,13 @@ static void connect_first(halo_nccl *h, const uint64_t *first_d, const uint64_t 
                           uint64_t *top_d, uint64_t *bottom_d) {
     static const char what[] = "the first halo exchange (NCCL connecting to the neighbours)";
     nccl_job *job = gol_xcalloc(1, sizeof *job); /* left to the thread if it overruns */
-    *job = (nccl_job){.run = run_connect, .device = h->device, .h = h, .first = first_d,
-                      .last = last_d, .top = top_d, .bottom = bottom_d};
+    *job = (nccl_job){.run = run_connect,
+                      .device = h->device,
+                      .h = h,
+                      .first = first_d,
+                      .last = last_d,
+                      .top = top_d,
+                      .bottom = bottom_d};
     if (!job_start(job)) gol_die(__FILE__, __LINE__, "pthread_create", "system", what);
     for (double t0 = MPI_Wtime(); !job_done(job);) {
         ncclResult_t state = ncclSuccess;

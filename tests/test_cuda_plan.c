@@ -1,7 +1,8 @@
 /* The CUDA backend's plan (kernels/cuda_plan.h), on the host: what it allocates for frames (u8
- * staging of rows frame rows: rows x width bytes for u8, rows x ceil(width / 8) for packed), its byte account, the bound on generations in
- * flight, the generations it runs eagerly to time the exchange (the same on every rank however
- * the advance calls are cut), and the watchdog's message. No GPU needed. */
+ * staging of rows frame rows: rows x width bytes for u8, rows x ceil(width / 8) for packed), its
+ * byte account, the bound on generations in flight, the generations it runs eagerly to time the
+ * exchange (the same on every rank however the advance calls are cut), and the watchdog's message.
+ * No GPU needed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,7 +100,8 @@ static void test_halo_sample(void) {
  * kernel only at depth 1 between two neighbours, on rows 0 and rows - 1. */
 static void check_cut(const gol_pass *ps, int64_t k) {
     const cuda_pass_rows c = cuda_pass_cut(ps, k);
-    const gol_rows all = pass_whole_rows(ps, ps->gens), part[3] = {c.band[0], c.band[1], c.interior};
+    const gol_rows all = pass_whole_rows(ps, ps->gens),
+                   part[3] = {c.band[0], c.band[1], c.interior};
     const int64_t rows = ps->rows;
     char name[96];
     snprintf(name, sizeof name, "rows %lld k %lld valid %lld gens %lld dead %d%d", (long long)rows,
@@ -107,7 +109,8 @@ static void check_cut(const gol_pass *ps, int64_t k) {
              ps->dead_bottom);
     for (int64_t r = all.lo - 3; r < all.hi + 3; r++) {
         int times = 0;
-        for (int i = 0; i < 3; i++) times += r >= part[i].lo && r < part[i].hi;
+        for (int i = 0; i < 3; i++)
+            times += r >= part[i].lo && r < part[i].hi;
         EXPECT_EQ(times, r >= all.lo && r < all.hi, "%s: row %lld", name, (long long)r);
     }
     int split = rows >= 2 * k;
@@ -127,8 +130,12 @@ static void test_pass_cut(void) {
             for (int64_t valid = 1; valid <= k; valid++)
                 for (int64_t n = 1; n <= valid && n <= 8; n++)
                     for (int dead = 0; dead < 4; dead++) {
-                        gol_pass ps = {.rows = rows, .valid = valid, .gens = n,
-                                       .dead_top = dead & 1, .dead_bottom = dead >> 1, .tile = 0};
+                        gol_pass ps = {.rows = rows,
+                                       .valid = valid,
+                                       .gens = n,
+                                       .dead_top = dead & 1,
+                                       .dead_bottom = dead >> 1,
+                                       .tile = 0};
                         check_cut(&ps, k);
                     }
 }
