@@ -10,16 +10,18 @@
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/depth.h"
 #include "core/plan.h"
 
 /* Device bytes of one grid buffer: rows + 2 depth rows (depth halo rows above and below, the halo
  * depth of core/depth.h) of nwords words. */
 int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords);
 
-/* Device bytes of one frame staging slot. u8 frames are unpacked on the device into rows x width
- * bytes, then copied to pinned memory; packed frames are copied straight from the grid buffer to
- * pinned memory with one 2-D copy (the grid row's first ceil(width/8) bytes are the frame row), so
- * they need no staging at all: 0. */
+/* Device bytes of one frame staging slot: rows frame rows (core/config.h's frame_row_bytes). A
+ * frame is first made on the device in its slot, u8 frames unpacked there, packed ones copied
+ * there with one 2-D device copy (the grid row's first ceil(width/8) bytes are the frame row), so
+ * the grid buffer is free again after that fast copy; the slow copy to pinned host memory then
+ * reads only the slot. */
 int64_t cuda_frame_stage_bytes(int64_t rows, int64_t width, gol_frame_format fmt);
 
 /* Everything the backend has cudaMalloc'ed: every allocation and free goes through it. */
@@ -46,6 +48,20 @@ int64_t cuda_device_bytes(int64_t rows, int64_t depth, int64_t nwords, int64_t w
 #define CUDA_RESERVE (INT64_C(512) << 20)
 gol_mem_need cuda_need(const gol_plan *plan);
 
+/* How a pass of a slab with halo depth k cuts its rows between the streams (enqueue_pass): the
+ * comm stream's two edge bands, each from the first row still valid after the pass to the k rows
+ * that end sends (none past a dead boundary, where the interior runs to the edge), the compute
+ * stream's interior between them; a slab of fewer than 2k rows is one range, band[0], on the comm
+ * stream. At depth 1 between two neighbours the bands are the first and the last owned row, one
+ * launch of the edge kernel (edges). Together, each row once: pass_whole_rows(pass, pass->gens). */
+typedef struct cuda_pass_rows {
+    gol_rows band[2];  /* comm stream: top, bottom (empty: none) */
+    gol_rows interior; /* compute stream (empty: none) */
+    int edges;         /* band[0], band[1] are rows 0 and rows - 1: launch_life_edges */
+} cuda_pass_rows;
+
+cuda_pass_rows cuda_pass_cut(const gol_pass *pass, int64_t k);
+
 /* Generations in flight. The host may queue work far ahead of the GPU (a graph launch returns at
  * once), but then a stalled peer would only show when the launch queue fills and a launch blocks
  * the host without ever polling NCCL. So the backend records a mark (an event on the compute
@@ -68,6 +84,12 @@ int64_t cuda_mark_to_wait(int64_t m);
  * graph: NCCL never sees an eager exchange on one side and a captured one on the other. */
 enum { CUDA_HALO_SAMPLE_EVERY = 1024 };
 int cuda_halo_sample_due(int64_t since_load);
+
+/* 1 when a stall of this rank's GPU involves no neighbour: the exchange is not in the GPU's
+ * stream order (exchange_on_stream 0: host MPI), or the only neighbour is this rank itself (one
+ * rank on a torus) or there is none. Then the watchdog tears no communicator down: NCCL's abort
+ * frees memory and synchronises streams, and on a GPU that stopped it can block forever. */
+int cuda_stall_is_local(int rank, int up, int down, int exchange_on_stream);
 
 /* The watchdog's message, when the GPU made no progress for waited_s seconds (--timeout) while the
  * host waited for `what`. exchange_on_stream: the halo exchange runs in the GPU's stream order

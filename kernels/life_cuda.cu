@@ -20,9 +20,12 @@ constexpr int kBlockWords = 128;   /* threads per block along a row */
 constexpr int kRowsPerThread = 16; /* rows one interior thread walks down */
 constexpr int kMaxGridY = 65535;
 constexpr int kDeepWarps = 4; /* warps per deep block, each a tile of its own */
-/* Deep tiles: at least 8 K rows, so the wavefront's start and end (2 K rows computed for nothing)
- * cost at most a fifth (16384 rows of 256 words: 64 rows, 2304 warps); taller when the grid is
- * large, to about this many warps a launch (several waves on any GPU), up to kDeepTileMax rows. */
+/* Deep launches come in whole waves (deep_geometry): as many blocks as the device holds at once
+ * (the occupancy API's, the launcher asks), times the waves. Each warp takes one tile of rows of
+ * one strip; tiles are at least 8 K rows, so the wavefront's start and end (2 K rows computed
+ * for nothing) cost at most a fifth, and at most kDeepTileMax. The waves: about kDeepWarpTarget
+ * warps a launch, so that the edge bands' blocks (a higher-priority stream) find a free slot
+ * soon, but no more than tiles of 8 K rows can fill. */
 constexpr int64_t kDeepWarpTarget = 4096;
 constexpr int64_t kDeepTileMax = 1024;
 constexpr int kUnpackBlock = 256;
@@ -153,14 +156,14 @@ GOL_HD inline void interior_body(const thread_ix &ix, const gol_cuda_grid &g,
     }
 }
 
-/* Edge thread t of nthreads: word t % nwords of row 1 (t < nwords) or of row rows. */
+/* Edge thread t of nthreads: word t % nwords of row 0 (t < nwords) or of row rows - 1. */
 GOL_HD inline void edge_body(const thread_ix &ix, const gol_cuda_grid &g,
                              const uint64_t *__restrict__ src, uint64_t *__restrict__ dst,
                              int64_t nthreads) {
     int64_t t = global_x(ix);
     if (t >= nthreads) return;
     const int64_t nw = g.nwords;
-    int64_t row = t < nw ? 1 : g.rows;
+    int64_t row = t < nw ? 0 : g.rows - 1;
     int64_t j = t < nw ? t : t - nw;
     const uint64_t *r = src + row * nw;
     dst[row * nw + j] = gol_row_word(r - nw, r, r + nw, j, nw, g.width, g.torus, g.rule);
@@ -264,7 +267,8 @@ struct deep_args {
     const uint64_t *src;
     uint64_t *dst;
     int64_t row_begin, row_end, live_begin, live_end;
-    int64_t tile_rows, tiles;
+    int64_t tile_rows, tiles; /* tiles a strip */
+    int64_t strips;           /* work items: strips x tiles, item i = tile i / strips of strip i % strips */
     int margin, stride, whole_row;
 };
 
@@ -390,12 +394,12 @@ template <int K> struct host_warp {
  * every row the tile reads or makes is inside [live_begin, live_end), so the per-generation
  * dead-row test folds away (most tiles: only those at a dead boundary test). */
 template <int K, bool Conway, bool Ragged, bool AllLive, class Warp>
-GOL_HD inline void deep_tile(Warp &w, const thread_ix &ix, const deep_args &a, int64_t r0,
-                             int64_t r1, uint64_t fill) {
+GOL_HD inline void deep_tile(Warp &w, const deep_args &a, int64_t strip, int64_t r0, int64_t r1,
+                             uint64_t fill) {
     const gol_rule rule = kernel_rule<Conway>(a.g.rule);
     const int64_t first = r0 - K, end = r1 + K;
     for (int l = 0; l < Warp::kLanes; l++) {
-        deep_lane_start(w.lane(l), a, ix.bid.x, w.lane_id(l), fill);
+        deep_lane_start(w.lane(l), a, strip, w.lane_id(l), fill);
         deep_prime(w.lane(l), a, first);
     }
     for (int64_t i = first; i < end; i++) {
@@ -415,19 +419,21 @@ GOL_HD inline void deep_tile(Warp &w, const thread_ix &ix, const deep_args &a, i
     }
 }
 
-/* A warp's whole work: tiles threadIdx.y + blockDim.y * blockIdx.y, + the grid's warps along y,
- * ... of strip blockIdx.x. A tile reads input rows [r0 - K, r1 + K) and tests rows down to
- * r0 - 2K (generation g of input row i is row i - g - 1). */
+/* A warp's whole work: items threadIdx.y + blockDim.y * blockIdx.x, + the grid's warps, ...
+ * (one at most, as deep_geometry sizes the grid); neighbouring warps take neighbouring strips of
+ * the same rows, which share their margin words in the cache. A tile reads input rows
+ * [r0 - K, r1 + K) and tests rows down to r0 - 2K (generation g of input row i is row i - g - 1). */
 template <int K, bool Conway, bool Ragged, class Warp>
 GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, uint64_t fill) {
-    const int64_t warps_y = (int64_t)ix.grid.y * ix.block.y;
-    for (int64_t t = (int64_t)ix.bid.y * ix.block.y + ix.tid.y; t < a.tiles; t += warps_y) {
+    const int64_t warps = (int64_t)ix.grid.x * ix.block.y, items = a.strips * a.tiles;
+    for (int64_t i = (int64_t)ix.bid.x * ix.block.y + ix.tid.y; i < items; i += warps) {
+        const int64_t strip = i % a.strips, t = i / a.strips;
         const int64_t r0 = a.row_begin + t * a.tile_rows;
         const int64_t r1 = r0 + a.tile_rows < a.row_end ? r0 + a.tile_rows : a.row_end;
         if (r0 - 2 * K >= a.live_begin && r1 + K <= a.live_end)
-            deep_tile<K, Conway, Ragged, true>(w, ix, a, r0, r1, fill);
+            deep_tile<K, Conway, Ragged, true>(w, a, strip, r0, r1, fill);
         else
-            deep_tile<K, Conway, Ragged, false>(w, ix, a, r0, r1, fill);
+            deep_tile<K, Conway, Ragged, false>(w, a, strip, r0, r1, fill);
     }
 }
 
@@ -478,7 +484,7 @@ __global__ void __launch_bounds__(kPopBlock)
 
 launch_geom edges_geometry(const gol_cuda_grid &g) {
     launch_geom geo;
-    geo.n = (g.rows == 1 ? 1 : 2) * g.nwords; /* rows 1 and rows, or the one row */
+    geo.n = (g.rows == 1 ? 1 : 2) * g.nwords; /* rows 0 and rows - 1, or the one row */
     geo.block = dim3(kBlockWords);
     geo.grid = dim3(blocks_for(geo.n, kBlockWords));
     return geo;
@@ -494,19 +500,40 @@ launch_geom rows_geometry(const gol_cuda_grid &g, int64_t row_begin, int64_t row
     return geo;
 }
 
-/* A deep launch: strips of words along x, groups of kDeepWarps tiles of rows along y (grid-stride
- * beyond the grid's y limit), and the strip and tile shapes the warps follow. */
+/* A deep launch: a 1-D grid of blocks of kDeepWarps warps, one work item (a tile of rows of a
+ * strip of words) a warp, and the strip and tile shapes the warps follow. */
 struct deep_geom {
-    launch_geom launch; /* n: tiles */
+    launch_geom launch; /* n: work items */
     deep_args args;     /* the kernel's arguments, geometry included */
     bool ragged;        /* a torus whose last word is partial: the Ragged instantiation */
 };
 
+bool deep_ragged(const gol_cuda_grid &g) { return g.torus && (g.width & 63) != 0; }
+
+/* Tiles a strip, so that strips x tiles work items fill whole waves of `resident` blocks (the
+ * blocks the device holds at once) with tiles of at least 8 gens rows: as many waves as
+ * kDeepWarpTarget warps make, fewer where such tiles cannot fill them; then the tile height that
+ * fits span rows into that many tiles, within [8 gens, kDeepTileMax]. */
+int64_t deep_tile_rows(int64_t span, int64_t strips, int gens, int64_t resident) {
+    const int64_t min_tile = 8 * (int64_t)gens, wave = resident * kDeepWarps;
+    int64_t waves = (kDeepWarpTarget + wave / 2) / wave;
+    const int64_t fill = strips * (span / min_tile) / wave; /* waves that min tiles fill */
+    if (waves > fill) waves = fill;
+    if (waves < 1) waves = 1;
+    int64_t per_strip = waves * wave / strips;
+    if (per_strip < 1) per_strip = 1;
+    int64_t tile = (span + per_strip - 1) / per_strip;
+    if (tile > kDeepTileMax) tile = kDeepTileMax;
+    if (tile < min_tile) tile = min_tile;
+    return tile;
+}
+
 deep_geom deep_geometry(const gol_cuda_grid &g, const uint64_t *src, uint64_t *dst,
                         int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
-                        int64_t live_end) {
+                        int64_t live_end, int64_t resident) {
     deep_geom d;
     deep_args &a = d.args;
+    if (resident < 1) resident = 1;
     a.g = g;
     a.src = src;
     a.dst = dst;
@@ -514,20 +541,21 @@ deep_geom deep_geometry(const gol_cuda_grid &g, const uint64_t *src, uint64_t *d
     a.row_end = row_end;
     a.live_begin = live_begin;
     a.live_end = live_end;
-    d.ragged = g.torus && (g.width & 63) != 0;
+    d.ragged = deep_ragged(g);
     a.whole_row = g.torus && g.nwords <= 32;
     a.margin = a.whole_row ? 0 : d.ragged ? 2 : 1;
     a.stride = 32 - 2 * a.margin;
-    const int64_t strips = a.whole_row ? 1 : (g.nwords + a.stride - 1) / a.stride;
+    a.strips = a.whole_row ? 1 : (g.nwords + a.stride - 1) / a.stride;
     const int64_t span = row_end > row_begin ? row_end - row_begin : 0;
-    int64_t tile = (span * strips + kDeepWarpTarget - 1) / kDeepWarpTarget;
-    if (tile > kDeepTileMax) tile = kDeepTileMax;
-    if (tile < 8 * (int64_t)gens) tile = 8 * (int64_t)gens;
-    a.tile_rows = tile;
-    a.tiles = (span + tile - 1) / tile;
-    d.launch.n = gens >= 1 && gens <= GOL_DEEP_MAX ? a.tiles : 0;
+    a.tile_rows = deep_tile_rows(span, a.strips, gens, resident);
+    a.tiles = (span + a.tile_rows - 1) / a.tile_rows;
+    const int64_t items = a.strips * a.tiles, wave = resident * kDeepWarps;
+    d.launch.n = gens >= 1 && gens <= GOL_DEEP_MAX ? items : 0;
+    /* whole waves of resident blocks, a warp an item; less than a wave of work: just its blocks */
+    const int64_t blocks = items >= wave ? (items + wave - 1) / wave * resident
+                                         : (items + kDeepWarps - 1) / kDeepWarps;
     d.launch.block = dim3(32, kDeepWarps);
-    d.launch.grid = dim3((unsigned)strips, capped_grid_y((a.tiles + kDeepWarps - 1) / kDeepWarps));
+    d.launch.grid = dim3((unsigned)(blocks > 0 ? blocks : 1));
     return d;
 }
 
@@ -594,15 +622,31 @@ extern "C" void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_
     CUDA_CHECK(cudaGetLastError());
 }
 
+/* Blocks of deep_kernel<K, Conway, Ragged> the current device holds at once: the occupancy API's
+ * per SM, times the SMs; asked once per instantiation (one device a process). */
+template <int K, bool Conway, bool Ragged> int64_t deep_resident() {
+    static int64_t resident = 0;
+    if (resident == 0) {
+        int device = 0, sms = 0, per_sm = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, deep_kernel<K, Conway, Ragged>, 32 * kDeepWarps, 0));
+        resident = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    }
+    return resident;
+}
+
 extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
                                  int64_t row_begin, int64_t row_end, int gens,
                                  int64_t live_begin, int64_t live_end, cudaStream_t s) {
-    const deep_geom geo =
-        deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, live_begin, live_end);
-    if (geo.launch.n <= 0) return;
-    with_deep_variant(g.rule, gens, geo.ragged, [&](auto k, auto conway, auto ragged) {
-        deep_kernel<decltype(k)::value, decltype(conway)::value, decltype(ragged)::value>
-            <<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
+    if (row_end <= row_begin || gens < 1 || gens > GOL_DEEP_MAX) return;
+    with_deep_variant(g.rule, gens, deep_ragged(g), [&](auto k, auto conway, auto ragged) {
+        constexpr int K = decltype(k)::value;
+        constexpr bool C = decltype(conway)::value, R = decltype(ragged)::value;
+        const deep_geom geo = deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, live_begin,
+                                            live_end, deep_resident<K, C, R>());
+        deep_kernel<K, C, R><<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
     });
     CUDA_CHECK(cudaGetLastError());
 }
@@ -646,8 +690,9 @@ extern "C" void emulate_life_rows(gol_cuda_grid g, const uint64_t *src, uint64_t
  * lanes through deep_warp's phases together; the wavefront starts from garbage, as registers do. */
 extern "C" void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t *dst,
                                   int64_t row_begin, int64_t row_end, int gens,
-                                  int64_t live_begin, int64_t live_end) {
-    const deep_geom geo = deep_geometry(g, src, dst, row_begin, row_end, gens, live_begin, live_end);
+                                  int64_t live_begin, int64_t live_end, int64_t resident) {
+    const deep_geom geo =
+        deep_geometry(g, src, dst, row_begin, row_end, gens, live_begin, live_end, resident);
     if (geo.launch.n <= 0) return;
     with_deep_variant(g.rule, gens, geo.ragged, [&](auto k, auto conway, auto ragged) {
         constexpr int K = decltype(k)::value;
@@ -655,7 +700,7 @@ extern "C" void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t
         thread_ix ix;
         ix.grid = geo.launch.grid;
         ix.block = geo.launch.block;
-        for (unsigned by = 0; by < ix.grid.y; by++)
+        for (unsigned by = 0; by < ix.grid.y; by++) /* 1: a 1-D grid */
             for (unsigned bx = 0; bx < ix.grid.x; bx++)
                 for (unsigned ty = 0; ty < ix.block.y; ty++) {
                     ix.bid = make_uint3(bx, by, 0);

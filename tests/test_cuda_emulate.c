@@ -8,21 +8,33 @@
 
 static void run_emulated(gol_cuda_grid g, const uint64_t *src, uint64_t *next, uint8_t *u8,
                          unsigned long long *pop) {
-    emulate_life_edges(g, src, next);
-    emulate_life_rows(g, src, next, 2, g.rows);
+    /* the launchers number rows from the first owned row: one past the top halo row */
+    emulate_life_edges(g, src + g.nwords, next + g.nwords);
+    emulate_life_rows(g, src + g.nwords, next + g.nwords, 1, g.rows - 1);
     emulate_unpack_u8(src + g.nwords, u8, g.rows, g.nwords, g.width);
     emulate_popcount(src + g.nwords, g.rows * g.nwords, pop);
 }
+
+/* The emulated device's resident blocks of the deep kernel: the geometry the launcher would pick
+ * on a device that holds that many at once (1: one block a wave; 3: two waves, idle warps in
+ * the last; 396: an H200 at 159 registers a thread, most test launches less than a wave). */
+static int64_t resident;
 
 static void run_deep_emulated(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t halo,
                               int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
                               int64_t live_end) {
     const int64_t row0 = halo * g.nwords;
-    emulate_life_deep(g, src + row0, dst + row0, row_begin, row_end, gens, live_begin, live_end);
+    emulate_life_deep(g, src + row0, dst + row0, row_begin, row_end, gens, live_begin, live_end,
+                      resident);
 }
 
 int main(void) {
     int failed = kernel_check_all(run_emulated);
-    failed += deep_check_all(run_deep_emulated);
+    static const int64_t devices[] = {1, 3, 396};
+    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
+        resident = devices[i];
+        printf("deep kernel, %lld resident blocks:\n", (long long)resident);
+        failed += deep_check_all(run_deep_emulated);
+    }
     return failed ? 1 : 0;
 }

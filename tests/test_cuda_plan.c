@@ -1,7 +1,8 @@
 /* The CUDA backend's plan (kernels/cuda_plan.h), on the host: what it allocates for frames (u8
- * staging of rows x width bytes, none for packed), its byte account, the bound on generations in
- * flight, the generations it runs eagerly to time the exchange (the same on every rank however
- * the advance calls are cut), and the watchdog's message. No GPU needed. */
+ * staging of rows frame rows: rows x width bytes for u8, rows x ceil(width / 8) for packed), its
+ * byte account, the bound on generations in flight, the generations it runs eagerly to time the
+ * exchange (the same on every rank however the advance calls are cut), and the watchdog's message.
+ * No GPU needed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,21 +10,21 @@
 #include "tests/expect.h"
 
 static void test_frame_staging(void) {
-    /* a 65536^2 grid on one GPU: 4 GiB of u8 staging per slot, none for packed */
+    /* a 65536^2 grid on one GPU: 4 GiB of u8 staging per slot, 512 MiB for packed */
     int64_t rows = 65536, width = 65536, nwords = width / 64;
     EXPECT_EQ(cuda_frame_stage_bytes(rows, width, GOL_FRAME_U8), rows * width, "u8 %lldx%lld",
               (long long)rows, (long long)width);
-    EXPECT_EQ(cuda_frame_stage_bytes(rows, width, GOL_FRAME_PACKED), 0, "packed");
+    EXPECT_EQ(cuda_frame_stage_bytes(rows, width, GOL_FRAME_PACKED), rows * width / 8, "packed");
     EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_U8), 37 * 131, "u8 37x131");
-    EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_PACKED), 0, "packed 37x131");
+    EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_PACKED), 37 * 17, "packed 37x131");
 
     int64_t slab = (rows + 2) * nwords * 8;
     EXPECT_EQ(cuda_slab_bytes(rows, 1, nwords), slab, "grid buffer");
     EXPECT_EQ(cuda_slab_bytes(rows, 16, nwords), (rows + 32) * nwords * 8, "depth 16");
     int64_t base = 2 * slab + 8; /* two grid buffers and the population counter */
     EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_U8, 0), base, "no frames");
-    EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_PACKED, 1), base,
-              "packed frames add nothing on the device");
+    EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_PACKED, 1),
+              base + 2 * rows * width / 8, "packed frames: two slots of rows x width / 8");
     EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_U8, 1), base + 2 * rows * width,
               "u8 frames: two slots of rows x width");
 }
@@ -93,6 +94,52 @@ static void test_halo_sample(void) {
     EXPECT_EQ(n, (TOTAL + CUDA_HALO_SAMPLE_EVERY - 1) / CUDA_HALO_SAMPLE_EVERY, "samples");
 }
 
+/* One pass's cut (cuda_pass_cut) against core/depth.h's rows of the pass: every row of
+ * pass_whole_rows once across the bands and the interior, and nothing else; the bands hold the k
+ * rows each live end sends (the exchange reads them from the comm stream's own work); the edge
+ * kernel only at depth 1 between two neighbours, on rows 0 and rows - 1. */
+static void check_cut(const gol_pass *ps, int64_t k) {
+    const cuda_pass_rows c = cuda_pass_cut(ps, k);
+    const gol_rows all = pass_whole_rows(ps, ps->gens),
+                   part[3] = {c.band[0], c.band[1], c.interior};
+    const int64_t rows = ps->rows;
+    char name[96];
+    snprintf(name, sizeof name, "rows %lld k %lld valid %lld gens %lld dead %d%d", (long long)rows,
+             (long long)k, (long long)ps->valid, (long long)ps->gens, ps->dead_top,
+             ps->dead_bottom);
+    for (int64_t r = all.lo - 3; r < all.hi + 3; r++) {
+        int times = 0;
+        for (int i = 0; i < 3; i++)
+            times += r >= part[i].lo && r < part[i].hi;
+        EXPECT_EQ(times, r >= all.lo && r < all.hi, "%s: row %lld", name, (long long)r);
+    }
+    int split = rows >= 2 * k;
+    EXPECT_EQ(c.edges, split && k == 1 && !ps->dead_top && !ps->dead_bottom, "%s: edges", name);
+    if (c.edges)
+        EXPECT(c.band[0].lo == 0 && c.band[0].hi == 1 && c.band[1].lo == rows - 1 &&
+                   c.band[1].hi == rows,
+               "%s: the edge kernel's rows", name);
+    if (split && !ps->dead_top) EXPECT(c.band[0].lo <= 0 && c.band[0].hi == k, "%s: top", name);
+    if (split && !ps->dead_bottom)
+        EXPECT(c.band[1].lo == rows - k && c.band[1].hi >= rows, "%s: bottom", name);
+}
+
+static void test_pass_cut(void) {
+    for (int64_t rows = 1; rows <= 20; rows++)
+        for (int64_t k = 1; k <= 10; k++)
+            for (int64_t valid = 1; valid <= k; valid++)
+                for (int64_t n = 1; n <= valid && n <= 8; n++)
+                    for (int dead = 0; dead < 4; dead++) {
+                        gol_pass ps = {.rows = rows,
+                                       .valid = valid,
+                                       .gens = n,
+                                       .dead_top = dead & 1,
+                                       .dead_bottom = dead >> 1,
+                                       .tile = 0};
+                        check_cut(&ps, k);
+                    }
+}
+
 static void test_stall_message(void) {
     char buf[512];
     cuda_stall_message(buf, sizeof buf, 1, 0, 2, 1, 30.0, "frame slot 0");
@@ -107,6 +154,13 @@ static void test_stall_message(void) {
     EXPECT(strstr(buf, "no neighbour") && !strstr(buf, "rank 0"), "self-exchange: %s", buf);
     cuda_stall_message(buf, sizeof buf, 1, 0, 2, 0, 5.0, "x");
     EXPECT(strstr(buf, "no neighbour"), "exchange on the host (MPI): %s", buf);
+    /* local: the watchdog leaves NCCL alone; with a neighbour on the stream it aborts NCCL */
+    EXPECT(cuda_stall_is_local(0, 0, 0, 1), "one rank on a torus is local");
+    EXPECT(cuda_stall_is_local(0, -1, -1, 1), "no neighbour is local");
+    EXPECT(cuda_stall_is_local(1, 0, 2, 0), "an exchange on the host is local");
+    EXPECT(!cuda_stall_is_local(1, 0, 2, 1), "two neighbours on the stream");
+    EXPECT(!cuda_stall_is_local(0, -1, 1, 1), "one neighbour below on the stream");
+    EXPECT(!cuda_stall_is_local(0, 1, 1, 1), "two ranks on a torus");
 }
 
 int main(void) {
@@ -114,6 +168,7 @@ int main(void) {
     test_account();
     test_marks();
     test_halo_sample();
+    test_pass_cut();
     test_stall_message();
     if (failures) return 1;
     printf("PASS test_cuda_plan\n");
