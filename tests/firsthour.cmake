@@ -1,0 +1,9 @@
+# A new user's first hour (issue 19): the README as written on a fresh clone, the job scripts'
+# own command lines, the apt lock, I/O errors, --stats, the man page, ParaView. Included from
+# tests/CMakeLists.txt.
+
+# scripts/deps.sh waits for apt's lock, saying so (root only, else 77; about 10 s plus apt-get
+# update). RUN_SERIAL: it holds apt's locks for 6 s.
+add_test(NAME firsthour_deps_lock
+  COMMAND bash ${GOLMPI_TEST_DIR}/test_deps_lock.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(firsthour_deps_lock PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 RUN_SERIAL TRUE)
