@@ -7,3 +7,14 @@
 add_test(NAME firsthour_deps_lock
   COMMAND bash ${GOLMPI_TEST_DIR}/test_deps_lock.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(firsthour_deps_lock PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 RUN_SERIAL TRUE)
+
+# The README as a new user runs it: a copy of the tracked tree, its quick start literally (a
+# small main job, no tests built, CPU only), the `source` line it prints, a second run, then every
+# README and docs block from that clone with the installed golmpi on PATH (a few minutes: it
+# builds golmpi and golmpi-render once more).
+if(GOLMPI_JOBS_PYTHON AND PNG_FOUND)
+  add_test(NAME firsthour_readme_fresh_clone
+    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_readme.py --fresh-clone
+            --readme ${PROJECT_SOURCE_DIR}/README.md)
+  set_tests_properties(firsthour_readme_fresh_clone PROPERTIES PROCESSORS 2 TIMEOUT 1500)
+endif()
