@@ -60,7 +60,7 @@ for size in $SIZES; do
   # calibration: a short run gives the rate, and the rate the steps for TARGET seconds
   "${mpiexec[@]}" "$golmpi" --backend cuda --size "$size" --steps 200 --no-output --quiet \
     --stats "$work/calib.json"
-  rate=$(stats_fields "$work/calib.json" cell_updates_per_s)
+  rate=$(stats_fields "$work/calib.json" whole_run_cell_updates_per_s)
   steps=$(python3 -c "print(max(100, int($TARGET * $rate / ($size * $size))))")
   every=$(( steps / FRAMES > 0 ? steps / FRAMES : 1 ))
   # u8 frames of 65536^2 are 4 GiB each: packed keeps the disk and the D2H reasonable there
@@ -79,7 +79,7 @@ for size in $SIZES; do
   python3 - "$work" "$size" $DEPTHS <<'PY'
 import json, sys
 w, n, depths = sys.argv[1], sys.argv[2], sys.argv[3:]
-rate = lambda k: json.load(open(f"{w}/{k}_{n}.json"))["cell_updates_per_s"]
+rate = lambda k: json.load(open(f"{w}/{k}_{n}.json"))["whole_run_cell_updates_per_s"]
 # docs/PERFORMANCE.md, H100 SXM: HBM 1.2e13 for one generation a pass; instructions 1.4e13-1.9e13
 base = rate(f"depth{depths[0]}_nccl")
 for d in depths:
