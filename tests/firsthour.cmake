@@ -29,3 +29,13 @@ if(GOLMPI_JOBS_PYTHON AND PNG_FOUND)
             --golmpi $<TARGET_FILE:golmpi> --render $<TARGET_FILE:golmpi-render>)
   set_tests_properties(firsthour_jobs_readme PROPERTIES PROCESSORS 2 TIMEOUT 300)
 endif()
+
+# --stats tells the story: status after a signal (exit 4) and after the resume, and both
+# segments of the series. About 5 s.
+if(GOLMPI_JOBS_PYTHON)
+  add_test(NAME firsthour_stats_story
+    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_stats_story.py --golmpi $<TARGET_FILE:golmpi>
+            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(firsthour_stats_story PROPERTIES PROCESSORS 2 TIMEOUT 300
+    ENVIRONMENT "OMP_NUM_THREADS=1")
+endif()
