@@ -39,3 +39,13 @@ if(GOLMPI_JOBS_PYTHON)
   set_tests_properties(firsthour_stats_story PROPERTIES PROCESSORS 2 TIMEOUT 300
     ENVIRONMENT "OMP_NUM_THREADS=1")
 endif()
+
+# One message on a full disk: a 3 MiB tmpfs filled 20 times at 2 ranks and 20 at 4; no line from
+# HDF5's or Open MPI's error paths, exit 5 on every rank. Root only (77 otherwise); about 20 s.
+if(GOLMPI_JOBS_PYTHON)
+  add_test(NAME firsthour_disk_full_quiet
+    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_disk_full_quiet.py --golmpi $<TARGET_FILE:golmpi>
+            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(firsthour_disk_full_quiet PROPERTIES PROCESSORS 4 TIMEOUT 600
+    SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1")
+endif()
