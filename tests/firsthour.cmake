@@ -49,3 +49,10 @@ if(GOLMPI_JOBS_PYTHON)
   set_tests_properties(firsthour_disk_full_quiet PROPERTIES PROCESSORS 4 TIMEOUT 600
     SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1")
 endif()
+
+# The man page (built from the option table) and the exit codes in --help, golmpi.1 and README.md;
+# installed where `man golmpi` finds it after env.sh. About 5 s.
+add_test(NAME firsthour_man_page
+  COMMAND bash ${GOLMPI_TEST_DIR}/test_man.sh $<TARGET_FILE:golmpi> ${PROJECT_BINARY_DIR}
+          ${PROJECT_SOURCE_DIR} ${CMAKE_COMMAND})
+set_tests_properties(firsthour_man_page PROPERTIES TIMEOUT 120)
