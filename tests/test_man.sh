@@ -15,10 +15,10 @@ text=$(MANWIDTH=200 man -l "$page" 2>/dev/null | col -b)
 for opt in $("$golmpi" --help | grep -o -- '^ *\(-[a-zA-Z], \)\?--[a-z-]*' | grep -o -- '--[a-z-]*'); do
     grep -q -- "$opt" <<<"$text" || fail "the man page does not name $opt"
 done
-codes() { sort -u | tr '\n' ' '; }
-help_codes=$("$golmpi" --help | sed -n '/^Exit codes/,$p' | grep -o '^  [0-9]' | tr -d ' ' | codes)
-man_codes=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$page" | grep -A1 '^\.TP' | grep -o '^\.B [0-9]' | tr -d '.B ' | codes)
-readme_codes=$(sed -n '/^## Exit codes/,/^## /p' "$src/README.md" | grep -o '^| [0-9] ' | tr -d '| ' | codes)
+codes() { sort -u | tr "\n" " "; }
+help_codes=$("$golmpi" --help | sed -n '/^Exit codes/,$p' | grep -o '^  [0-9]' | tr -d ' ' | codes || true)
+man_codes=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$page" | grep -A1 '^\.TP' | grep -o '^\.B [0-9]' | tr -d '.B ' | codes || true)
+readme_codes=$(sed -n '/^## Exit codes/,/^## /p' "$src/README.md" | grep -o '^| [0-9] ' | tr -d '| ' | codes || true)
 echo "exit codes: --help [$help_codes] man [$man_codes] README [$readme_codes]"
 [[ $help_codes == "0 1 2 3 4 5 " ]] || fail "--help lists exit codes [$help_codes], want 0 to 5"
 [[ $man_codes == "$help_codes" && $readme_codes == "$help_codes" ]] ||
