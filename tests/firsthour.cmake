@@ -56,3 +56,10 @@ add_test(NAME firsthour_man_page
   COMMAND bash ${GOLMPI_TEST_DIR}/test_man.sh $<TARGET_FILE:golmpi> ${PROJECT_BINARY_DIR}
           ${PROJECT_SOURCE_DIR} ${CMAKE_COMMAND})
 set_tests_properties(firsthour_man_page PROPERTIES TIMEOUT 120)
+
+# A warning when two ranks of a host are bound to the same core (taskset-pinned ranks). 3 s.
+add_test(NAME firsthour_binding_warning
+  COMMAND bash ${GOLMPI_TEST_DIR}/test_binding.sh $<TARGET_FILE:golmpi> ${MPIEXEC_EXECUTABLE}
+          ${GOLMPI_MPIEXEC_FLAGS})
+set_tests_properties(firsthour_binding_warning PROPERTIES PROCESSORS 2 TIMEOUT 120
+  SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1")
