@@ -63,3 +63,15 @@ add_test(NAME firsthour_binding_warning
           ${GOLMPI_MPIEXEC_FLAGS})
 set_tests_properties(firsthour_binding_warning PROPERTIES PROCESSORS 2 TIMEOUT 120
   SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1")
+
+# ParaView at any size: tools/golmpi-view on a bare 'life.xmf' at 512^2 and 16384^2 under
+# xvfb-run -a pvpython, the screenshots compared with the frames. About 90 s and 3 GB; 77 (skip)
+# without pvpython or xvfb-run.
+if(GOLMPI_JOBS_PYTHON)
+  add_test(NAME firsthour_golmpi_view
+    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_golmpi_view.py --golmpi $<TARGET_FILE:golmpi>
+            --view ${PROJECT_SOURCE_DIR}/tools/golmpi-view --mpiexec ${MPIEXEC_EXECUTABLE}
+            ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(firsthour_golmpi_view PROPERTIES PROCESSORS 2 TIMEOUT 900
+    SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "OMP_NUM_THREADS=1")
+endif()
