@@ -26,7 +26,7 @@ run() {
     grep -q "GOLMPI_CPU_ISA=$isa" "$work/err" || { cat "$work/err" >&2; exit 1; }
     return 0
   fi
-  stats_fields "$json" cell_updates_per_s population kernel
+  stats_fields "$json" whole_run_cell_updates_per_s population kernel
 }
 
 echo "golmpi: $bin"

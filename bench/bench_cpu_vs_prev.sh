@@ -45,7 +45,7 @@ run() {
   local bin=$1 size=$2 steps=$3 json="$work/stats.json"
   "${mpiexec[@]}" "$bin" --backend cpu --size "$size" --steps "$steps" --rule "$RULE" --seed 1 \
     --density 0.5 --no-output --quiet --stats "$json"
-  stats_fields "$json" cell_updates_per_s population
+  stats_fields "$json" whole_run_cell_updates_per_s population
 }
 
 echo "old: $old"

@@ -26,7 +26,7 @@ run() {
   local size=$1 steps=$2 depth=$3 json="$work/stats.json"
   "${mpiexec[@]}" "$bin" --backend cpu --size "$size" --steps "$steps" --rule "$RULE" --seed 1 \
     --density 0.5 --halo-depth "$depth" --no-output --quiet --stats "$json"
-  stats_fields "$json" cell_updates_per_s halo_depth halo_messages halo_s population
+  stats_fields "$json" whole_run_cell_updates_per_s halo_depth halo_messages halo_s population
 }
 
 echo "golmpi: $bin"

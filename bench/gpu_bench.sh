@@ -83,7 +83,7 @@ for size in $SIZES; do
   # calibration: a short run gives the rate, and the rate the steps for TARGET seconds
   "${mpiexec[@]}" "$golmpi" --backend cuda --size "$size" --steps 200 --no-output --quiet \
     --stats "$work/calib.json"
-  rate=$(stats_fields "$work/calib.json" cell_updates_per_s)
+  rate=$(stats_fields "$work/calib.json" whole_run_cell_updates_per_s)
   steps=$(python3 -c "print(max(100, int($TARGET * $rate / ($size * $size))))")
   every=$(( steps / FRAMES > 0 ? steps / FRAMES : 1 ))
   # u8 frames of 65536^2 are 4 GiB each: packed keeps the disk and the D2H reasonable there
@@ -103,7 +103,7 @@ for size in $SIZES; do
 import json, sys
 w, n, bounds, sass, depths = *sys.argv[1:5], sys.argv[5:]
 b = json.load(open(bounds))
-rate = lambda k: json.load(open(f"{w}/{k}_{n}.json"))["cell_updates_per_s"]
+rate = lambda k: json.load(open(f"{w}/{k}_{n}.json"))["whole_run_cell_updates_per_s"]
 # One generation a pass reads and writes each cell's bit: 0.25 byte a cell update, at the copy
 # bandwidth measured above. The deep kernel is bound by instructions instead: 64 32-bit integer
 # operations a clock an SM (the CUDA guide's throughput table, cc 8.x-9.x), 64 cells a word,

@@ -35,6 +35,7 @@ struct gol_output {
     gol_slab slab;
     gol_schedule sched;
     MPI_Comm comm; /* the writer's own: MPI-IO and its barriers never meet the main thread's */
+    MPI_Comm main_comm; /* the caller's, for what the main thread agrees on (room on the disk) */
 
     bool threaded; /* false when MPI gives less than MPI_THREAD_MULTIPLE: write synchronously */
     pthread_t thread;
@@ -119,6 +120,8 @@ static int oldest_queued(const gol_output *o) {
 static void *writer_main(void *arg) {
     gol_output *o = arg;
     trace_name_thread("hdf5-writer");
+    /* a thread-safe HDF5 keeps this per thread: no error stacks printed from this one either */
+    H5_CHECK(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
     pthread_mutex_lock(&o->mu);
     for (;;) {
         int s;
@@ -162,6 +165,8 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     o->nchunks = schedule_chunks(sched);
     o->stop_at = -1;
     MPI_CHECK(MPI_Comm_dup(comm, &o->comm));
+    o->main_comm = comm;
+    H5_CHECK(H5Eset_auto2(H5E_DEFAULT, NULL, NULL)); /* failures get our one message, no stack */
     if (slab->rank == 0) {
         o->xdmf = xdmf_create(o->base, m);
         o->population = gol_xcalloc((size_t)schedule_frames(sched), sizeof *o->population);
@@ -183,11 +188,46 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     return o;
 }
 
+/* The writer finishes what it was handed, and is gone. */
+static void join_writer(gol_output *o) {
+    pthread_mutex_lock(&o->mu);
+    o->stop = true; /* the writer drains the queue before it sees this */
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+    SYS_CHECK(pthread_join(o->thread, NULL) == 0, "pthread_join(hdf5-writer)");
+}
+
+/* A chunk is written only where it fits beside the chunk that may still be in flight (and 1 MiB
+ * for the index and the metadata): a full disk is found here, on the main thread, before any
+ * write fails, so every rank ends alike with one message, and neither HDF5 nor Open MPI's
+ * MPI-IO prints its own. A disk filled by another program during a write still ends through
+ * io_write_failed. */
+static void room_or_exit(gol_output *o, int64_t chunk) {
+    int64_t *gens;
+    char name[GOL_PATH_MAX + 64];
+    int64_t n = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
+    free(gens);
+    int64_t bytes = n * (o->meta.height * o->meta.row_bytes + (int64_t)sizeof(int64_t));
+    bool in_flight = false;
+    if (o->threaded) {
+        pthread_mutex_lock(&o->mu);
+        for (int s = 0; s < OUTPUT_SLOTS; s++)
+            in_flight = in_flight || o->slot[s].state != SLOT_FREE;
+        pthread_mutex_unlock(&o->mu);
+    }
+    int64_t need = bytes + (in_flight ? bytes : 0) + (1 << 20);
+    char msg[1024];
+    if (io_room_for(o->main_comm, name, need, msg, sizeof msg)) return;
+    if (o->threaded) join_writer(o); /* the chunk in flight fits: it is finished and indexed */
+    io_exit_all(o->main_comm, msg);
+}
+
 void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *frames_h) {
     if (slot < 0 || slot >= OUTPUT_SLOTS || chunk != o->next_chunk ||
         chunk >= o->nchunks)
         gol_die(__FILE__, __LINE__, "output_write_chunk", "golmpi",
                 "chunks must be handed over in order, to slot 0 or 1");
+    room_or_exit(o, chunk);
     o->next_chunk++;
     if (!o->threaded) {
         double t0 = now_s();
@@ -254,11 +294,7 @@ void output_stop_at(gol_output *o, int64_t g_stop) {
 void output_close(gol_output *o, gol_output_stats *stats) {
     if (o->threaded) {
         double t0 = now_s();
-        pthread_mutex_lock(&o->mu);
-        o->stop = true; /* the writer drains the queue before it sees this */
-        pthread_cond_broadcast(&o->cv);
-        pthread_mutex_unlock(&o->mu);
-        SYS_CHECK(pthread_join(o->thread, NULL) == 0, "pthread_join(hdf5-writer)");
+        join_writer(o);
         o->wait_s += now_s() - t0;
         pthread_cond_destroy(&o->cv);
         pthread_mutex_destroy(&o->mu);

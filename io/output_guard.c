@@ -316,6 +316,42 @@ void io_write_failed(const char *file, const char *fmt, ...) {
     abort_all();
 }
 
+bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_t len) {
+    int rank = 0;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    char text[1024] = "";
+    if (rank == 0) {
+        char dir[GOL_PATH_MAX];
+        const char *name;
+        path_split(file, dir, sizeof dir, &name);
+        struct statvfs sv;
+        if (statvfs(dir, &sv) == 0 &&
+            (int64_t)(sv.f_bavail * (unsigned long long)sv.f_frsize) < need)
+            snprintf(text, sizeof text,
+                     "cannot write '%s': no space left on its file system (it needs %lld bytes, "
+                     "%llu are free). It is not written; the index and the .xmf cover the files "
+                     "finished before it",
+                     file, (long long)need,
+                     (unsigned long long)sv.f_bavail * (unsigned long long)sv.f_frsize);
+    }
+    MPI_CHECK(MPI_Bcast(text, sizeof text, MPI_CHAR, 0, comm));
+    snprintf(msg, len, "%s", text);
+    return text[0] == '\0';
+}
+
+void io_exit_all(MPI_Comm comm, const char *msg) {
+    int rank = 0;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    if (rank == 0) {
+        fprintf(stderr, "golmpi: error: %s\n", msg);
+        fflush(stderr);
+    }
+    give_back_all();
+    MPI_CHECK(MPI_Barrier(comm));
+    MPI_Finalize();
+    exit(GOL_EXIT_OUTPUT);
+}
+
 void io_write_failed_all(MPI_Comm comm, const char *msg) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);

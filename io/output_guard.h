@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/check.h"
 #include "core/status.h"
@@ -33,6 +34,17 @@ void io_write_failed(const char *file, const char *fmt, ...)
  * which the caller made so). Rank 0 prints it once as "golmpi: error: ...", gives back the lock,
  * and every rank aborts with GOL_EXIT_OUTPUT once the message is out. */
 void io_write_failed_all(MPI_Comm comm, const char *msg) __attribute__((noreturn));
+
+/* Collective over comm: rank 0 looks at the file system that holds `file`. True when it has
+ * `need` bytes free; otherwise msg (the same on every rank) names the file, what it needs and
+ * what is free, and every rank returns false. */
+bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_t len);
+
+/* Collective over comm, for a failure every rank knows of, from the main thread with no MPI call
+ * in flight on another: rank 0 prints "golmpi: error: msg", the lock goes back, and every rank
+ * leaves through MPI_Finalize with GOL_EXIT_OUTPUT, so no MPI_ABORT banner surrounds the one
+ * message. */
+void io_exit_all(MPI_Comm comm, const char *msg) __attribute__((noreturn));
 
 /* The most specific message on HDF5's error stack (where the error was first detected: the
  * MPI or system error), for messages. Static buffer. */

@@ -16,6 +16,42 @@ show_cmd() {
     echo "+ ${q[*]}"
 }
 
+# The user's golmpi options (GOLMPI_ARGS, then this script's arguments) win over the script's
+# defaults: a default is left out when the user gives that option or one it cannot go with
+# (--size with --width/--height, --output with --no-output), so `--steps 50` is never "given
+# twice". An option's value may follow it or be joined with '='.
+user_args=()
+user_gives() {
+    local a o
+    for a in "${user_args[@]}"; do
+        for o in "$@"; do [[ "$a" == "$o" || "$a" == "$o="* ]] && return 0; done
+    done
+    return 1
+}
+user_value() { # the value the user gives option $1, if any
+    local i
+    for ((i = 0; i < ${#user_args[@]}; i++)); do
+        case "${user_args[i]}" in
+        "$1") echo "${user_args[i + 1]:-}"; return 0 ;;
+        "$1="*) echo "${user_args[i]#*=}"; return 0 ;;
+        esac
+    done
+    return 1
+}
+with_defaults() { # with_defaults OPT VALUE ... -- : `golmpi` += the defaults the user leaves, then theirs
+    local opt
+    while [[ "$1" != -- ]]; do
+        opt=$1
+        case "$opt" in
+        --size) user_gives --size --width --height || golmpi+=("$1" "$2") ;;
+        --output | --save-every | --chunk) user_gives "$opt" --no-output || golmpi+=("$1" "$2") ;;
+        *) user_gives "$opt" || golmpi+=("$1" "$2") ;;
+        esac
+        shift 2
+    done
+    golmpi+=("${user_args[@]}")
+}
+
 # ---- settings: environment variables, with defaults ----------------------------------------
 : "${GOLMPI_BIN:=golmpi}"
 : "${GOLMPI_RANKS:=2}"                 # MPI ranks: one per GPU for the CUDA backend
@@ -44,9 +80,13 @@ fi
 [[ "$(id -u)" == 0 ]] && launcher+=(--allow-run-as-root)
 launcher+=($GOLMPI_MPIRUN_FLAGS)
 
-golmpi=("$GOLMPI_BIN" --backend "$GOLMPI_BACKEND" --size "$GOLMPI_SIZE" --steps "$GOLMPI_STEPS"
-        --save-every "$GOLMPI_SAVE_EVERY" --chunk "$GOLMPI_CHUNK" --output "$GOLMPI_OUTPUT"
-        --stats "$GOLMPI_STATS" $GOLMPI_ARGS "$@")
+user_args=($GOLMPI_ARGS "$@")
+# the user's --output is where this job writes (and, requeued, resumes from)
+if user_output=$(user_value --output); then GOLMPI_OUTPUT=$user_output; fi
+golmpi=("$GOLMPI_BIN")
+with_defaults --backend "$GOLMPI_BACKEND" --size "$GOLMPI_SIZE" --steps "$GOLMPI_STEPS" \
+    --save-every "$GOLMPI_SAVE_EVERY" --chunk "$GOLMPI_CHUNK" --output "$GOLMPI_OUTPUT" \
+    --stats "$GOLMPI_STATS" --
 cmd=("${launcher[@]}" "${golmpi[@]}")
 
 show_cmd "${cmd[@]}"

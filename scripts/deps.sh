@@ -17,8 +17,27 @@ if ((${#missing[@]})); then
   sudo=
   [[ $(id -u) == 0 ]] || sudo=sudo
   echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # Another apt or dpkg (unattended-upgrades on a fresh machine) may hold the lock: wait for it,
+  # up to GOLMPI_APT_WAIT seconds, saying so, instead of failing at once. DPkg::Lock::Timeout
+  # covers dpkg's lock; apt-get update ignores it for the lists lock, hence the retry.
+  wait_s=${GOLMPI_APT_WAIT:-600}
+  apt=($sudo env DEBIAN_FRONTEND=noninteractive apt-get -o "DPkg::Lock::Timeout=$wait_s")
+  apt_waiting() {
+    local out said=0 start=$SECONDS
+    until out=$("${apt[@]}" "$@" 2>&1); do
+      if ! grep -q "Could not get lock" <<<"$out" || ((SECONDS - start >= wait_s)); then
+        printf '%s\n' "$out" >&2
+        return 1
+      fi
+      ((said)) || echo "waiting for another apt/dpkg to finish (up to $wait_s s):" \
+        "$(grep -m1 -o 'held by process .*' <<<"$out")"
+      said=1
+      sleep 3
+    done
+    [[ -z $out ]] || printf '%s\n' "$out"
+  }
+  apt_waiting update -qq
+  apt_waiting install -y -qq --no-install-recommends "${missing[@]}"
 fi
 # Debian installs the CUDA toolkit outside PATH; CMake finds nvcc through PATH or CUDACXX
 if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then

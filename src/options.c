@@ -180,7 +180,7 @@ static const char *option_label(const gol_option *o, char *buf, size_t len) {
 #define LINE_END 94       /* where generated lists wrap */
 
 typedef struct text {
-    char buf[8192];
+    char buf[16384];
     size_t len;
 } text;
 
@@ -235,6 +235,22 @@ static bool same_group(const char *a, const char *b) {
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+/* The exit codes, for --help and the man page (README.md's table says the same, checked by
+ * tests/test_man.sh). */
+static const struct {
+    int code;
+    const char *meaning;
+} exit_codes[] = {
+    {0, "success; also --help, --version, and a resumed series already complete"},
+    {1, "a library failure (MPI, HDF5, CUDA, NCCL) or a neighbour silent for --timeout seconds"},
+    {2, "bad input (options, files, sizes, rank counts, memory, existing output); nothing written"},
+    {3, "--backend cuda without a usable GPU"},
+    {4, "stopped by SIGTERM, SIGINT or SIGUSR1: the output ends in a checkpoint; resume with\n"
+        "     --restart OUT --output OUT and the same --steps"},
+    {5, "an output file could not be written (a full disk) or does not read back as written"},
+};
+#define N_EXIT_CODES (sizeof exit_codes / sizeof *exit_codes)
+
 static const char *help_text(void) {
     /* A static buffer is fine here: the text is built on the way out, once per parse. */
     static text t;
@@ -263,10 +279,80 @@ static const char *help_text(void) {
                  "\n"
                  "Each option may be given once: a repeated option is an error, not last-wins.\n"
                  "\n"
-                 "Exit codes: 0 success, 2 bad input (command line, files, sizes, rank counts),\n"
-                 "3 --backend cuda without a usable GPU, 4 stopped by SIGTERM, SIGINT or SIGUSR1\n"
-                 "(the output ends in a checkpoint: resume with --restart OUT --output OUT, the\n"
-                 "same --steps); library failures abort with a message.\n");
+                 "Exit codes (the same on every rank):\n");
+    for (size_t i = 0; i < N_EXIT_CODES; i++)
+        text_add(&t, "  %d  %s\n", exit_codes[i].code, exit_codes[i].meaning);
+    return t.buf;
+}
+
+/* ---- the man page, from the same table ---------------------------------------------------- */
+
+/* s in troff: '-' as \-, '\' as \e, each '\n' (a continuation in --help) a space. */
+static void man_add_escaped(text *t, const char *s) {
+    for (; *s; s++) {
+        if (*s == '-') text_add(t, "\\-");
+        else if (*s == '\\') text_add(t, "\\e");
+        else if (*s == '\n') {
+            text_add(t, " ");
+            while (s[1] == ' ')
+                s++; /* --help's indent of a continuation line */
+        }
+        else text_add(t, "%c", *s);
+    }
+}
+
+static void man_option(text *t, const gol_option *o) {
+    text_add(t, ".TP\n");
+    if (o->short_name && !o->short_name_unlisted) text_add(t, "\\fB\\-%c\\fR, ", o->short_name);
+    text_add(t, "\\fB");
+    man_add_escaped(t, "--");
+    man_add_escaped(t, o->name);
+    text_add(t, "\\fR");
+    if (o->metavar) {
+        text_add(t, " \\fI");
+        man_add_escaped(t, o->metavar);
+        text_add(t, "\\fR");
+    }
+    text_add(t, "\n");
+    man_add_escaped(t, o->help);
+    if (o->help_more) man_add_escaped(t, o->help_more());
+    if (o->default_text) {
+        text_add(t, " (default%s ", o->default_is_prose ? ":" : "");
+        man_add_escaped(t, o->default_text);
+        text_add(t, ")");
+    }
+    text_add(t, "\n");
+}
+
+const char *options_man_page(void) {
+    static text t;
+    t.len = 0;
+    fill_halo_help();
+    text_add(&t, ".TH GOLMPI 1 \"\" \"golmpi %s\" \"User Commands\"\n.SH NAME\n"
+                 "golmpi \\- Conway's Game of Life, or any Life\\-like rule, on one large grid "
+                 "over MPI ranks\n.SH SYNOPSIS\n.B mpirun \\-n\n.I P\n.B golmpi\n"
+                 "[\\fIoptions\\fR]\n.SH DESCRIPTION\n"
+                 "golmpi splits one grid into row slabs over MPI ranks (one GPU per rank with "
+                 "CUDA and NCCL, or the cores of any machine with OpenMP) and writes frames in "
+                 "chunks through parallel HDF5, with an XDMF file for ParaView.\n"
+                 "Each option may be given once.\n.SH OPTIONS\n",
+             GOLMPI_VERSION);
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (table[i].group && (i == 0 || !same_group(table[i].group, table[i - 1].group)))
+            text_add(&t, ".SS %s\n", table[i].group);
+        man_option(&t, &table[i]);
+    }
+    text_add(&t, ".SH EXIT STATUS\nThe same on every rank.\n");
+    for (size_t i = 0; i < N_EXIT_CODES; i++) {
+        text_add(&t, ".TP\n.B %d\n", exit_codes[i].code);
+        man_add_escaped(&t, exit_codes[i].meaning);
+        text_add(&t, "\n");
+    }
+    text_add(&t, ".SH EXAMPLES\n.nf\nmpirun \\-n 4 golmpi \\-\\-size 16384\n"
+                 "golmpi \\-\\-pattern gosper.rle \\-\\-size 512 \\-\\-boundary dead "
+                 "\\-\\-steps 300 \\-\\-output gun.h5\n.fi\n"
+                 ".SH SEE ALSO\n\\fBgolmpi\\-render\\fR(1), \\fBmpirun\\fR(1); the README and "
+                 "docs/ in <prefix>/share/doc/golmpi\n");
     return t.buf;
 }
 

@@ -44,4 +44,8 @@ const gol_option *options_table(size_t *n);
  * which the caller prints on rank 0), or GOL_EXIT_USAGE with the reason in msg. */
 gol_status config_parse(int argc, char **argv, gol_config *cfg, const char **out_text);
 
+/* The man page, golmpi.1 in troff, from the same table and exit codes as --help (built and
+ * installed by CMake through tools/golmpi_man.c). Static text. */
+const char *options_man_page(void);
+
 #endif

@@ -12,6 +12,8 @@ struct gol_progress {
     double interval_s;
     int64_t g_start, g_end;
     double cells, t0, last;
+    int64_t last_gen; /* the generation of the last line: the current rate is since then */
+    double last_line;
 };
 
 gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched,
@@ -23,7 +25,8 @@ gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched,
     p->g_start = sched->g_start;
     p->g_end = sched->g_end;
     p->cells = (double)slab->width * (double)slab->height;
-    p->t0 = p->last = MPI_Wtime();
+    p->t0 = p->last = p->last_line = MPI_Wtime();
+    p->last_gen = p->g_start;
     return p;
 }
 
@@ -37,16 +40,23 @@ int64_t progress_piece(const gol_progress *p, int64_t remaining) {
     return piece < remaining ? piece : remaining;
 }
 
-static void print_line(const gol_progress *p, int64_t generation, double now) {
+/* The current rate: over the generations since the previous line, not since the start, so it
+ * is not the summary's compute rate or whole-run rate (README, "What a run prints"). */
+static void print_line(gol_progress *p, int64_t generation, double now) {
     double done = (double)(generation - p->g_start), total = (double)(p->g_end - p->g_start);
-    double rate = done * p->cells / (now - p->t0 + 1e-12);
+    double rate = (double)(generation - p->last_gen) * p->cells / (now - p->last_line + 1e-12);
     double eta = done > 0 ? (now - p->t0) * (total - done) / done : 0;
     double pct = total > 0 ? 100 * done / total : 100.0;
+    p->last_gen = generation;
+    p->last_line = now;
     if (p->tty)
-        fprintf(stderr, "\rgeneration %lld/%lld  %5.1f%%  %.3g cell updates/s  ETA %.0f s   ",
+        fprintf(stderr, "\rgeneration %lld/%lld  %5.1f%%  current rate %.3g cell updates/s  "
+                        "ETA %.0f s   ",
                 (long long)generation, (long long)p->g_end, pct, rate, eta);
     else
-        fprintf(stderr, "golmpi: generation %lld/%lld (%.1f%%), %.3g cell updates/s, ETA %.0f s\n",
+        fprintf(stderr,
+                "golmpi: generation %lld/%lld (%.1f%%), current rate %.3g cell updates/s, "
+                "ETA %.0f s\n",
                 (long long)generation, (long long)p->g_end, pct, rate, eta);
     fflush(stderr);
 }

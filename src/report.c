@@ -1,6 +1,7 @@
 #include "src/report.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,8 @@ static void json_figures(cJSON *o, const report_ctx *c) {
     add_int(o, "generations", res->generations);
     cJSON_AddNumberToObject(o, "cell_updates", c->updates);
     cJSON_AddNumberToObject(o, "wall_s", res->wall_s);
-    cJSON_AddNumberToObject(o, "cell_updates_per_s", per_s(c->updates, res->wall_s));
+    /* two rates, named for what they divide by: the whole run's wall time, or compute alone */
+    cJSON_AddNumberToObject(o, "whole_run_cell_updates_per_s", per_s(c->updates, res->wall_s));
     cJSON_AddNumberToObject(o, "compute_cell_updates_per_s",
                             per_s(c->updates, c->t->max[T_COMPUTE]));
     for (int i = 0; i < N_TIMES; i++)
@@ -194,6 +196,81 @@ static void json_population(cJSON *o, const report_ctx *c) {
     }
 }
 
+/* How the run ended: finished, or stopped by a signal at the generation it checkpointed. Errors
+ * write no --stats: bad input stops before anything is written, and a library or I/O failure ends
+ * every rank with its one message and exit code (README, Exit codes). */
+static void json_status(cJSON *o, const report_ctx *c) {
+    cJSON *st = cJSON_AddObjectToObject(o, "status");
+    bool stopped = c->res->stopped;
+    cJSON_AddStringToObject(st, "state", stopped ? "stopped" : "finished");
+    add_int(st, "exit_code", stopped ? GOL_EXIT_STOPPED : 0);
+    add_int(st, "generation", c->sched->g_end);
+    char text[96];
+    if (stopped)
+        snprintf(text, sizeof text, "stopped by a signal at generation %lld",
+                 (long long)c->sched->g_end);
+    else
+        snprintf(text, sizeof text, "finished at generation %lld", (long long)c->sched->g_end);
+    cJSON_AddStringToObject(st, "message", text);
+}
+
+/* This run's part of a series: its generations, times, rates and how it ended. */
+static cJSON *this_segment(const cJSON *root) {
+    static const char *const keys[] = {
+        "generation_start", "generation_end", "generations", "ranks", "backend", "wall_s",
+        "compute_s", "whole_run_cell_updates_per_s", "compute_cell_updates_per_s", "start_time",
+        "end_time", "status"};
+    cJSON *seg = cJSON_CreateObject();
+    SYS_CHECK(seg != NULL, "cJSON_CreateObject(--stats)");
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
+        if (v) cJSON_AddItemToObject(seg, keys[i], cJSON_Duplicate(v, true));
+    }
+    return seg;
+}
+
+/* The segments of the series this run continues: those of the --stats file already there, when
+ * this run resumes (--restart) the same output from the generation that file ends at; a file of
+ * a single run (no "segments") counts as one. NULL otherwise. */
+static cJSON *earlier_segments(const report_ctx *c) {
+    if (!c->cfg->restart[0]) return NULL;
+    FILE *f = fopen(c->cfg->stats, "r");
+    if (!f) return NULL;
+    char *text = NULL;
+    size_t cap = 0, len = 0, got;
+    do {
+        text = realloc(text, cap += 65536);
+        SYS_CHECK(text != NULL, "realloc(--stats)");
+        len += got = fread(text + len, 1, cap - len - 1, f);
+    } while (got > 0);
+    fclose(f);
+    text[len] = '\0';
+    cJSON *old = cJSON_Parse(text), *segs = NULL;
+    free(text);
+    const cJSON *end = cJSON_GetObjectItemCaseSensitive(old, "generation_end");
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(old, "output");
+    bool same = cJSON_IsNumber(end) && (int64_t)end->valuedouble == c->sched->g_start &&
+                (!out || (cJSON_IsString(out) && strcmp(out->valuestring, c->cfg->output) == 0));
+    if (same) {
+        segs = cJSON_DetachItemFromObjectCaseSensitive(old, "segments");
+        if (!cJSON_IsArray(segs)) {
+            cJSON_Delete(segs);
+            segs = cJSON_CreateArray();
+            cJSON_AddItemToArray(segs, this_segment(old));
+        }
+    }
+    cJSON_Delete(old);
+    return segs;
+}
+
+/* Every segment of the series, this run's last; the top-level figures stay this run's. */
+static void json_segments(cJSON *root, const report_ctx *c) {
+    cJSON *segs = earlier_segments(c);
+    if (!segs) segs = cJSON_CreateArray();
+    cJSON_AddItemToArray(segs, this_segment(root));
+    cJSON_AddItemToObject(root, "segments", segs);
+}
+
 static void write_stats(const report_ctx *c) {
     cJSON *root = cJSON_CreateObject();
     SYS_CHECK(root != NULL, "cJSON_CreateObject(--stats)");
@@ -201,6 +278,12 @@ static void write_stats(const report_ctx *c) {
     json_spread(root, c);
     json_provenance(root, c);
     json_population(root, c);
+    json_status(root, c);
+    if (c->cfg->no_output)
+        cJSON_AddNullToObject(root, "output");
+    else
+        cJSON_AddStringToObject(root, "output", c->cfg->output);
+    json_segments(root, c);
     char *text = cJSON_Print(root);
     SYS_CHECK(text != NULL, "cJSON_Print(--stats)");
     FILE *f = fopen(c->cfg->stats, "w");
@@ -237,10 +320,10 @@ static void print_summary(const report_ctx *c) {
            config_boundary_name(cfg->boundary), cfg->rule_text, (long long)c->sched->g_start,
            (long long)c->sched->g_end, info->nranks, info->nranks == 1 ? "" : "s", info->backend,
            info->kernel, info->halo, info->threads, info->threads == 1 ? "" : "s");
-    printf("  wall time   %10.3f s   %.3e cell updates/s\n", res->wall_s,
-           per_s(c->updates, res->wall_s));
-    printf("  compute     %10.3f s   %.3e cell updates/s (max over ranks)\n", m[T_COMPUTE],
-           per_s(c->updates, m[T_COMPUTE]));
+    printf("  wall time   %10.3f s   whole-run rate %.3e cell updates/s (start to end)\n",
+           res->wall_s, per_s(c->updates, res->wall_s));
+    printf("  compute     %10.3f s   compute rate %.3e cell updates/s (max over ranks)\n",
+           m[T_COMPUTE], per_s(c->updates, m[T_COMPUTE]));
     printf("  halo        %10.3f s   (max over ranks), depth %lld: %lld messages, %.2f a "
            "generation\n",
            m[T_HALO], (long long)info->halo_depth, (long long)c->halo_messages,

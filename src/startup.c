@@ -1,6 +1,7 @@
 #include "src/startup.h"
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,22 @@ typedef struct rank_line {
     char host[64];
     char cores[128];  /* the CPUs this process may run on, as "0-3,8" */
     char device[160]; /* the GPU, for the CUDA backend */
+    unsigned char mask[128]; /* the same CPUs as bits (CPUs 0..1023), to find shared cores */
+    int bound;               /* 1: fewer CPUs than the host has online (a launcher bound it) */
 } rank_line;
 
-/* sched_getaffinity as a list of ranges, the form taskset and Slurm print. */
-static void affinity_text(char *text, size_t len) {
+/* sched_getaffinity as a list of ranges, the form taskset and Slurm print, and as bits. */
+static void affinity_text(char *text, size_t len, rank_line *me) {
     cpu_set_t set;
     text[0] = '\0';
     if (sched_getaffinity(0, sizeof set, &set) != 0) {
         snprintf(text, len, "unknown");
         return;
     }
+    for (int c = 0; c < CPU_SETSIZE && c < (int)sizeof me->mask * 8; c++)
+        if (CPU_ISSET(c, &set)) me->mask[c / 8] |= (unsigned char)(1u << (c % 8));
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    me->bound = online > 0 && CPU_COUNT(&set) < online;
     size_t used = 0;
     for (int c = 0; c < CPU_SETSIZE && used < len; c++) {
         if (!CPU_ISSET(c, &set)) continue;
@@ -49,12 +56,35 @@ static void describe_self(gol_backend_kind backend, MPI_Comm comm, rank_line *me
     MPI_CHECK(MPI_Comm_rank(node, &me->local));
     MPI_CHECK(MPI_Comm_free(&node));
     if (gethostname(me->host, sizeof me->host - 1) != 0) snprintf(me->host, sizeof me->host, "?");
-    affinity_text(me->cores, sizeof me->cores);
+    affinity_text(me->cores, sizeof me->cores, me);
 #ifdef GOLMPI_HAVE_CUDA
     if (backend == GOL_BACKEND_CUDA) device_describe(me->local, me->device, sizeof me->device);
 #else
     (void)backend;
 #endif
+}
+
+/* Two ranks of one host bound to the same core share it, and each runs at half speed or worse
+ * (mpirun --bind-to core with more ranks than cores, a wrong srun --cpu-bind map): say so once,
+ * naming the first such pair. Unbound ranks (the whole machine) are the scheduler's to place. */
+static void warn_shared_cores(const rank_line *all, int nranks) {
+    int pairs = 0, first_a = -1, first_b = -1;
+    for (int a = 0; a < nranks; a++)
+        for (int b = a + 1; b < nranks && all[a].bound; b++) {
+            if (!all[b].bound || strcmp(all[a].host, all[b].host) != 0) continue;
+            bool shared = false;
+            for (size_t i = 0; i < sizeof all[a].mask && !shared; i++)
+                shared = (all[a].mask[i] & all[b].mask[i]) != 0;
+            if (!shared) continue;
+            if (pairs++ == 0) first_a = a, first_b = b;
+        }
+    if (pairs)
+        fprintf(stderr,
+                "golmpi: warning: ranks %d and %d on host %s are bound to the same core(s) (%s and "
+                "%s; %d such pair%s): they share them and run slower; check mpirun's --map-by and "
+                "--bind-to, or srun's --cpu-bind\n",
+                first_a, first_b, all[first_a].host, all[first_a].cores, all[first_b].cores, pairs,
+                pairs == 1 ? "" : "s");
 }
 
 void startup_table(gol_backend_kind backend, const char *halo, MPI_Comm comm) {
@@ -80,5 +110,6 @@ void startup_table(gol_backend_kind backend, const char *halo, MPI_Comm comm) {
                l->cores);
     }
     fflush(stdout);
+    warn_shared_cores(all, nranks);
     free(all);
 }

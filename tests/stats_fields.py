@@ -25,7 +25,8 @@ FIELDS = {
     "threads_per_rank": is_int, "width": is_int, "height": is_int, "rule": is_str,
     "boundary": is_str, "generation_start": is_int, "generation_end": is_int,
     "generations": is_int, "cell_updates": is_num, "wall_s": is_num,
-    "cell_updates_per_s": is_num, "compute_cell_updates_per_s": is_num, "compute_s": is_num,
+    "whole_run_cell_updates_per_s": is_num, "compute_cell_updates_per_s": is_num,
+    "compute_s": is_num,
     "halo_s": is_num, "frame_s": is_num, "io_write_s": is_num, "io_wait_s": is_num,
     "frames": is_int, "files": is_int, "bytes_written": is_int,
     "collective_io": lambda v: v is None or isinstance(v, bool), "population": is_int,
@@ -65,6 +66,14 @@ def stats_problems(s, ranks, cuda=None, argv=None):
         problems.append(f"argv {s['argv']}, want the program and {argv}")
     if s["command_line"] != " ".join(s["argv"]):
         problems.append(f"command_line {s['command_line']!r} is not argv {s['argv']} joined")
+    # each rate is named for what it divides by: the whole run's wall time, or compute alone
+    for key, secs in (("whole_run_cell_updates_per_s", "wall_s"),
+                      ("compute_cell_updates_per_s", "compute_s")):
+        want = s["cell_updates"] / s[secs] if s[secs] > 0 else 0
+        if abs(s[key] - want) > 1e-9 * want:
+            problems.append(f"{key} {s[key]}, want cell_updates / {secs} = {want}")
+    if "cell_updates_per_s" in s:
+        problems.append("--stats still has 'cell_updates_per_s', which named two rates at once")
     if s["end_time"] < s["start_time"]:
         problems.append(f"end_time {s['end_time']} before start_time {s['start_time']}")
     for k, t in s["times_over_ranks"].items():

@@ -3,7 +3,7 @@ writes a plain progress line every --progress seconds and one at the end; --prog
 --quiet write none; the frames do not depend on it."""
 import argparse, os, re, subprocess, sys, tempfile, time
 
-LINE = re.compile(r"^golmpi: generation (\d+)/(\d+) \(([\d.]+)%\), ([\d.e+-]+) cell updates/s, "
+LINE = re.compile(r"^golmpi: generation (\d+)/(\d+) \(([\d.]+)%\), current rate ([\d.e+-]+) cell updates/s, "
                   r"ETA (\d+) s$")
 
 
@@ -47,6 +47,14 @@ def main():
                 fails.append("the last line is not generation 20000/20000 at 100%%: %s" % prog[-1])
             if any(int(m.group(2)) != 20000 for m in parsed):
                 fails.append("a line does not say /20000")
+        # the summary names its two rates; the progress line's current rate is neither
+        out = subprocess.run(a.mpiexec + ["-n", "2", a.golmpi, "--backend", "cpu", "--size", "256",
+                                          "--steps", "50", "--no-output"], capture_output=True,
+                             text=True, cwd=tmp).stdout
+        for name in ("wall time .* whole-run rate [\d.e+]+ cell updates/s",
+                     "compute .* compute rate [\d.e+]+ cell updates/s"):
+            if not re.search("^  " + name, out, re.M):
+                fails.append("the summary has no line '%s':\n%s" % (name, out))
         prog, _ = run(base + ["--progress", "0"], a.golmpi, a.mpiexec, tmp, "off")
         if prog:
             fails.append("--progress 0 still wrote %d line(s)" % len(prog))

@@ -18,6 +18,18 @@ snippet prints the true live-cell count for u8 and for packed frames, the render
 the files they name, and `golmpi --help`'s own example runs too.
 
     test_readme.py --readme README.md --golmpi build/golmpi [--render build/tools/golmpi-render]
+
+With --fresh-clone it does what a new user does instead: it copies the files git tracks (as they
+are in the working tree) into a new repository, runs the README's quick start there literally
+(`bash scripts/run.sh`, then the `source` line, but not `scripts/test.sh`, the suite this test
+belongs to) with a small main job (GOLMPI_SIZE, GOLMPI_STEPS, GOLMPI_RANKS, which the README
+names) and no tests built, checks that golmpi and golmpi-render come from the prefix the script
+installed into, that the job wrote into a run directory of its own that git ignores and said
+where and how large, and that a second `bash scripts/run.sh` works too; then it runs the blocks
+from the clone's root with the PATH the `source` line gave, the examples-large mpirun line too
+(made short: `--steps 4 --no-output` appended).
+
+    test_readme.py --fresh-clone --readme README.md
 """
 import argparse
 import glob
@@ -134,6 +146,106 @@ def run_block(name, lang, code, cwd, env):
     return p.stdout
 
 
+def fresh_clone(args, work):
+    """A new repository holding the tracked files of the tree, as they are now."""
+    src = os.path.dirname(os.path.abspath(args.readme))
+    files = subprocess.run(["git", "-C", src, "ls-files", "-z"], capture_output=True, text=True,
+                           check=True).stdout.split("\0")
+    clone = os.path.join(work, "clone")
+    for f in filter(None, files):
+        if os.path.lexists(os.path.join(src, f)):
+            os.makedirs(os.path.dirname(os.path.join(clone, f)), exist_ok=True)
+            shutil.copy2(os.path.join(src, f), os.path.join(clone, f), follow_symlinks=False)
+    git = ["git", "-C", clone, "-c", "user.name=t", "-c", "user.email=t@t"]
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "clone"]):
+        subprocess.run(git + cmd, check=True)
+    return clone
+
+
+def user_env():
+    """The user's environment, with what the README says a root or laptop user exports."""
+    env = dict(os.environ)
+    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    if os.geteuid() == 0:
+        env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+        env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    env.pop("MPLBACKEND", None)
+    return env
+
+
+def quick_start(clone, env):
+    """The README's quick start, literally, but the test suite; returns the shell's environment
+    after it (the `source` line's PATH) and its output."""
+    code = next(c for n, _, c, _ in page_blocks(os.path.join(clone, "README.md"), "README.md")
+                if n == "quick-start")
+    lines = [ln for ln in code.splitlines() if ln.strip() and "scripts/test.sh" not in ln]
+    if not any(ln.startswith("source ") for ln in lines):
+        fail("quick-start: no 'source' line that puts golmpi on PATH")
+    env = dict(env, GOLMPI_SIZE="256", GOLMPI_STEPS="20", GOLMPI_RANKS="2",
+               GOLMPI_CMAKE_ARGS="-DBUILD_TESTING=OFF -DGOLMPI_ENABLE_CUDA=OFF")
+    envfile = os.path.join(clone, "..", "env.out")
+    script = "\n".join(lines) + f"\nenv -0 > {envfile}\n"
+    print(f"--- quick-start ---\n{script}", flush=True)
+    p = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=clone, env=env,
+                       capture_output=True, text=True, timeout=1200)
+    sys.stdout.write(p.stdout[-4000:])
+    sys.stderr.write(p.stderr[-4000:])
+    if p.returncode != 0:
+        fail(f"quick-start exited {p.returncode}")
+    after = dict(kv.split("=", 1) for kv in open(envfile).read().split("\0") if "=" in kv)
+    for k in ("GOLMPI_SIZE", "GOLMPI_STEPS", "GOLMPI_RANKS", "GOLMPI_CMAKE_ARGS"):
+        after.pop(k, None)
+    return after, p.stdout
+
+
+def check_run_dir(clone, out, seen):
+    """The main job said where it wrote and how much, into a new directory under runs/ that git
+    ignores."""
+    m = re.search(r"^golmpi: this run's files, (\S+) in all, are in (\S+)$", out, re.M)
+    if not m:
+        fail("scripts/run.sh did not say where its run wrote and how large")
+    rundir = m.group(2)
+    if os.path.dirname(rundir) != os.path.join(os.path.realpath(clone), "runs") or rundir in seen:
+        fail(f"scripts/run.sh wrote into {rundir}, not a new directory under runs/")
+    if not os.path.isfile(os.path.join(rundir, "life.h5")):
+        fail(f"no life.h5 in {rundir}")
+    st = subprocess.run(["git", "-C", clone, "status", "--porcelain"], capture_output=True,
+                        text=True).stdout
+    if st.strip():
+        fail(f"the quick start left files git does not ignore:\n{st}")
+    print(f"ok: the main job wrote {m.group(1)} into {rundir}; git status is clean")
+    seen.add(rundir)
+
+
+def fresh_clone_setup(args, work):
+    """Clone, the quick start, a second run; returns (cwd, env) for the blocks."""
+    clone = os.path.realpath(fresh_clone(args, work))
+    env, out = quick_start(clone, user_env())
+    seen = set()
+    check_run_dir(clone, out, seen)
+    if not re.search(r"^  source install/share/golmpi/env\.sh$", out, re.M):
+        fail("scripts/run.sh does not end with the README's line 'source install/share/golmpi/env.sh'")
+    for tool in ("golmpi", "golmpi-render"):
+        where = shutil.which(tool, path=env["PATH"])
+        if where != os.path.join(clone, "install", "bin", tool):
+            fail(f"after the quick start, {tool} on PATH is {where}, not the installed one")
+    pybin = os.path.join(work, "pybin")  # python3 with h5py, as in the other mode
+    os.makedirs(pybin)
+    os.symlink(sys.executable, os.path.join(pybin, "python3"))
+    env["PATH"] = pybin + os.pathsep + env["PATH"]
+    again = dict(env, GOLMPI_SIZE="128", GOLMPI_STEPS="8", GOLMPI_RANKS="2",
+                 GOLMPI_CMAKE_ARGS="-DBUILD_TESTING=OFF -DGOLMPI_ENABLE_CUDA=OFF")
+    p = subprocess.run(["bash", "scripts/run.sh"], cwd=clone, env=again, capture_output=True,
+                       text=True, timeout=600)
+    if p.returncode != 0:
+        fail(f"a second 'bash scripts/run.sh' exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+    check_run_dir(clone, p.stdout, seen)
+    print("ok: a second run of scripts/run.sh works, into a directory of its own")
+    args.golmpi = os.path.join(clone, "install", "bin", "golmpi")
+    args.render = os.path.join(clone, "install", "bin", "golmpi-render")
+    return clone, env
+
+
 def scratch_env(args, work):
     """PATH with golmpi, golmpi-render and this Python as python3 first; mpirun allowed to
     oversubscribe and run as root."""
@@ -146,13 +258,8 @@ def scratch_env(args, work):
     src = os.path.dirname(os.path.abspath(args.readme))
     for d in ("tests", "bench", "jobs", "scripts"):
         os.symlink(os.path.join(src, d), os.path.join(work, d))
-    env = dict(os.environ)
+    env = user_env()
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
-    if os.geteuid() == 0:
-        env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
-        env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
-    env.pop("MPLBACKEND", None)
     return env
 
 
@@ -234,9 +341,12 @@ def main():
     global README_TEXT
     ap = argparse.ArgumentParser()
     ap.add_argument("--readme", required=True)
-    ap.add_argument("--golmpi", required=True)
+    ap.add_argument("--golmpi")
+    ap.add_argument("--fresh-clone", action="store_true")
     ap.add_argument("--render", help="golmpi-render; without it the render blocks are skipped")
     args = ap.parse_args()
+    if not args.golmpi and not args.fresh_clone:
+        ap.error("--golmpi or --fresh-clone")
     README_TEXT = open(args.readme).read()
     blocks = read_blocks(doc_pages(args.readme))
     try:
@@ -246,10 +356,19 @@ def main():
         have_mpl = False
     work = tempfile.mkdtemp(prefix="golmpi_readme_")
     try:
-        env = scratch_env(args, work)
+        if args.fresh_clone:
+            cwd, env = fresh_clone_setup(args, work)
+        else:
+            cwd, env = work, scratch_env(args, work)
         ran, skipped = [], []
         for name, lang, code, where in blocks:
             decision, why = BLOCKS[name]
+            if args.fresh_clone and name == "quick-start":
+                decision, why = "skip", "ran above, in the clone"
+            if args.fresh_clone and name == "examples-large":
+                large = [ln.split("#")[0].strip() for ln in code.splitlines()
+                         if ln.startswith("mpirun ")]
+                code, decision = "\n".join(ln + " --steps 4 --no-output" for ln in large), "run"
             if decision == "run" and name == "render-examples" and not args.render:
                 decision, why = "skip", "golmpi-render is not built here (no libpng)"
             if decision == "run" and name == "population-plot" and not have_mpl:
@@ -258,10 +377,10 @@ def main():
                 print(f"--- {name} ({where}): skipped: {why}")
                 skipped.append(name)
                 continue
-            out = run_block(name, lang, code, work, env)
-            check_after(name, code, out, work, env, args)
+            out = run_block(name, lang, code, cwd, env)
+            check_after(name, code, out, cwd, env, args)
             ran.append(name)
-        help_example(args, work, env)
+        help_example(args, cwd, env)
         print(f"ran {len(ran)} blocks ({', '.join(ran)}); skipped {len(skipped)} "
               f"({', '.join(skipped)})")
     finally:

@@ -260,8 +260,18 @@ def synthetic(render, tmp):
     run([render, "-o", out, bsrc])
     check_image(out, expected_image(big[0], 2, 2, "000000", "ffffff"), "default size 2048x512 -> 1024x256")
 
+    # getopt_long's forms (issue 19): -oFILE, --output=FILE, options after the file
+    for form in (["-o" + out + "2"], ["--output=" + out + "2"], [bsrc, "-o", out + "2"]):
+        if os.path.exists(out + "2"):
+            os.unlink(out + "2")
+        run([render] + form + ([bsrc] if form[0] != bsrc else []))
+        check_image(out + "2", expected_image(big[0], 2, 2, "000000", "ffffff"), f"form {form}")
+    print("ok: -oFILE, --output=FILE and options after the file")
+
     # errors: clear message, non-zero exit
     for args, text in (
+        (["--rle=1", src], "--rle takes no value"),
+        (["--frame"], "--frame needs a value"),
         (["--frame", "7", src], "no frame of generation 7"),
         ([os.path.join(tmp, "missing.h5")], "missing.h5"),
         (["--width", "abc", src], "--width"),

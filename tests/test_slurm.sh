@@ -5,7 +5,8 @@
 #
 # Environment: GOLMPI_BIN (the golmpi to run), GOLMPI_SRC (the source tree, for jobs/),
 # GOLMPI_PYTHON (a python3 with h5py and numpy), GOLMPI_SLURM_KEEP=1 keeps the temp dir,
-# GOLMPI_SLURM_ONLY=checkpoint runs the checkpoint-and-requeue job alone.
+# GOLMPI_SLURM_ONLY=checkpoint runs the checkpoint-and-requeue job alone; =user-args the job whose
+# sbatch line overrides the script's settings with golmpi options.
 # Exit 77 (skip) only when slurm-wlm or munge are missing and cannot be installed.
 set -uo pipefail
 
@@ -235,7 +236,7 @@ submit() {
     say "job $name: sbatch --wait $* $(basename "$script")  ($launcher)"
     local rc=0
     env "${envs[@]}" sbatch --wait --job-name="golmpi-$name" -o "$TMP/job-$name.out" -t 5 "$@" \
-        "$script" >"$TMP/sbatch-$name.out.log" 2>&1 || rc=$?
+        "$script" ${SCRIPT_ARGS:-} >"$TMP/sbatch-$name.out.log" 2>&1 || rc=$?
     cat "$TMP/sbatch-$name.out.log"
     sed "s/^/    [$name] /" "$TMP/job-$name.out" 2>/dev/null
     [[ $rc == 0 ]] || die "job $name: sbatch --wait exited with $rc"
@@ -246,6 +247,13 @@ submit() {
 }
 
 J=$SRC/jobs
+# The user's golmpi options on the sbatch line win over the script's own (GOLMPI_SIZE, _STEPS):
+# jobs/README.md's `sbatch jobs/slurm_cpu.sbatch --steps 50`, once "--steps given twice".
+if [[ "${GOLMPI_SLURM_ONLY:-}" != checkpoint ]]; then
+    SCRIPT_ARGS="--steps 30 --size 128" SIZE=128 STEPS=30 submit user-args mpirun \
+        "$J/slurm_cpu.sbatch" -N 1 -n 2 -c 1
+fi
+[[ "${GOLMPI_SLURM_ONLY:-}" != user-args ]] || { say "PASS: the user's options won"; exit 0; }
 if [[ "${GOLMPI_SLURM_ONLY:-}" != checkpoint ]]; then
 # The CPU script, all CPUs of the node in one rank's OpenMP threads.
 if [[ -n "$SRUN_MPI" ]]; then

@@ -4,6 +4,7 @@
  * (render_file.c); the pixels and the animation are in render_image.c, the RLE in render_rle.c.
  * This file holds the command line and the choice of frames. */
 #include <errno.h>
+#include <getopt.h>
 #include <hdf5.h>
 #include <inttypes.h>
 #include <png.h>
@@ -139,18 +140,27 @@ static void parse_crop(const char *text, render_opts *o) {
     o->crop_given = true;
 }
 
-/* Options that take a value (as the next argument, or after '='), and those that do not. */
-static const char *const value_options[] = {
-    "-o",     "--output", "--frame", "--range", "--width", "--height", "--alive",
-    "--dead", "--crop",   "--zoom",  "--delay", "--loop",  NULL,
+/* The options, for getopt_long: -o and --output, or --NAME VALUE / --NAME=VALUE; a value option
+ * returns its row's index plus OPT_BASE, so apply_value gets the option's own name. */
+enum { OPT_BASE = 256 };
+static const struct option long_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"frame", required_argument, NULL, OPT_BASE + 1},
+    {"range", required_argument, NULL, OPT_BASE + 2},
+    {"width", required_argument, NULL, OPT_BASE + 3},
+    {"height", required_argument, NULL, OPT_BASE + 4},
+    {"alive", required_argument, NULL, OPT_BASE + 5},
+    {"dead", required_argument, NULL, OPT_BASE + 6},
+    {"crop", required_argument, NULL, OPT_BASE + 7},
+    {"zoom", required_argument, NULL, OPT_BASE + 8},
+    {"delay", required_argument, NULL, OPT_BASE + 9},
+    {"loop", required_argument, NULL, OPT_BASE + 10},
+    {"animate", no_argument, NULL, OPT_BASE + 11},
+    {"rle", no_argument, NULL, OPT_BASE + 12},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_BASE + 14},
+    {NULL, 0, NULL, 0},
 };
-static const char *const flag_options[] = {"--animate", "--rle", NULL};
-
-static bool listed(const char *const *list, const char *a) {
-    for (int i = 0; list[i]; i++)
-        if (!strcmp(list[i], a)) return true;
-    return false;
-}
 
 /* Options given, for the checks across options. */
 typedef struct seen_opts {
@@ -159,7 +169,7 @@ typedef struct seen_opts {
 } seen_opts;
 
 static void apply_value(render_opts *o, seen_opts *seen, const char *a, const char *val) {
-    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+    if (!strcmp(a, "--output")) {
         o->output = val;
     } else if (!strcmp(a, "--frame")) {
         o->frame_gen = parse_i64(a, val, 0);
@@ -220,6 +230,17 @@ static void check_combinations(render_opts *o, const seen_opts *seen) {
                                                : "out.png";
 }
 
+/* An option getopt_long refused: unknown, a value missing, or a value given to a flag. */
+static void refuse(int c, char **argv) {
+    const char *a = argv[optind - 1];
+    if (c == ':') render_fail("%s needs a value", a);
+    if (optopt && optopt < OPT_BASE) render_fail("unknown option '-%c' (see golmpi-render --help)",
+                                                optopt);
+    if (strncmp(a, "--", 2) == 0 && strchr(a, '='))
+        render_fail("%.*s takes no value", (int)(strchr(a, '=') - a), a);
+    render_fail("unknown option '%s' (see golmpi-render --help)", a);
+}
+
 static void parse_args(int argc, char **argv, render_opts *o) {
     memset(o, 0, sizeof *o);
     memset(o->alive, 0xff, 3);
@@ -229,41 +250,29 @@ static void parse_args(int argc, char **argv, render_opts *o) {
         usage(stderr);
         exit(RENDER_EXIT_USAGE);
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = NULL;
+    opterr = 0; /* our own messages, one line each */
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", long_options, NULL)) != -1) {
         char name[32];
-        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-        if (eq && (size_t)(eq - a) < sizeof name) {
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = '\0';
-            val = eq + 1;
-            a = name;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (c == 'h') {
             usage(stdout);
             exit(0);
-        }
-        if (!strcmp(a, "--version")) {
+        } else if (c == OPT_BASE + 14) {
             version();
             exit(0);
-        }
-        bool takes_value = listed(value_options, a), flag = listed(flag_options, a);
-        if (a[0] == '-' && a[1] != '\0' && !takes_value && !flag)
-            render_fail("unknown option '%s' (see golmpi-render --help)", argv[i]);
-        if (flag && val) render_fail("%s takes no value", a);
-        if (takes_value && !val) {
-            if (i + 1 >= argc) render_fail("%s needs a value", a);
-            val = argv[++i];
-        }
-        if (flag) {
-            apply_flag(o, a);
-        } else if (takes_value) {
-            apply_value(o, &seen, a, val);
+        } else if (c == 'o') {
+            apply_value(o, &seen, "--output", optarg);
+        } else if (c >= OPT_BASE + 1 && c <= OPT_BASE + 12) {
+            snprintf(name, sizeof name, "--%s", long_options[c - OPT_BASE].name);
+            if (long_options[c - OPT_BASE].has_arg) apply_value(o, &seen, name, optarg);
+            else apply_flag(o, name);
         } else {
-            if (o->input) render_fail("more than one input file ('%s' and '%s')", o->input, a);
-            o->input = a;
+            refuse(c, argv);
         }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (o->input) render_fail("more than one input file ('%s' and '%s')", o->input, argv[i]);
+        o->input = argv[i];
     }
     if (!o->input) render_fail("no input file given (see golmpi-render --help)");
     check_combinations(o, &seen);

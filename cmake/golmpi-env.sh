@@ -1,0 +1,11 @@
+# Put golmpi on PATH and its man page on MANPATH:  source <prefix>/share/golmpi/env.sh
+# (bash, zsh, ksh). The prefix is found from this file's own place, so the tree may be moved.
+if [ -n "${BASH_SOURCE:-}" ]; then golmpi_env_here=${BASH_SOURCE[0]}
+elif [ -n "${ZSH_VERSION:-}" ]; then eval 'golmpi_env_here=${(%):-%x}'
+else golmpi_env_here=$0; fi
+golmpi_prefix=$(cd "$(dirname "$golmpi_env_here")/../.." && pwd)
+case ":$PATH:" in *":$golmpi_prefix/bin:"*) ;; *) PATH="$golmpi_prefix/bin:$PATH" ;; esac
+case ":${MANPATH:-}:" in *":$golmpi_prefix/share/man:"*) ;;
+  *) MANPATH="$golmpi_prefix/share/man:${MANPATH:-}" ;; esac
+export PATH MANPATH
+unset golmpi_env_here golmpi_prefix
