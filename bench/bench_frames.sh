@@ -21,7 +21,9 @@
 #   both / max(compute alone, writing alone), goal <= 1.1 where the writer has a core of its
 #   own; and the compute rate (compute_cell_updates_per_s) with frames / without, goal >= 0.9.
 #
-#   bench/bench_frames.sh [GOLMPI]      (default: build/golmpi of this checkout)
+#   bench/bench_frames.sh [GOLMPI [GOLMPI2]]   (default: build/golmpi of this checkout)
+#   GOLMPI, GOLMPI2: a binary, or a git revision built here (Release, no CUDA) in a worktree under
+#   /tmp removed on exit; with two, both run in every repeat, one after the other (before/after).
 #   env: SIZE (16384), FRAMES (9), CHUNK (3), RANKS ("1 2 4"), GENS (2000), K (250),
 #        OVERLAP_RANKS ("1 2"), REPEAT (3), DIR (the file system to test: ${TMPDIR:-/tmp}),
 #        OMP_NUM_THREADS (1), PART ("rate overlap": either or both)
@@ -30,7 +32,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(git -C "$here" rev-parse --show-toplevel)
-golmpi=$(realpath "${1:-$repo/build/golmpi}")
 SIZE=${SIZE:-16384} FRAMES=${FRAMES:-9} CHUNK=${CHUNK:-3} RANKS=${RANKS:-1 2 4}
 GENS=${GENS:-2000} K=${K:-250} OVERLAP_RANKS=${OVERLAP_RANKS:-1 2} REPEAT=${REPEAT:-3}
 PART=${PART:-rate overlap}
@@ -39,16 +40,19 @@ source "$here/stats.sh"
 mpiexec=(mpiexec --oversubscribe)
 [[ $(id -u) == 0 ]] && mpiexec+=(--allow-run-as-root)
 work=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/golmpi-frames.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+source "$here/revisions.sh" # its EXIT trap removes $work and the worktrees
+add_binary "${1:-$repo/build/golmpi}"
+[[ $# -ge 2 ]] && add_binary "$2"
 # h5py comes with the system python (python3-h5py), which a pyenv or venv python3 may hide
 py=python3
 python3 -c 'import h5py' 2>/dev/null || py=/usr/bin/python3
 "$py" -c 'import h5py, numpy' || { echo "bench_frames: needs h5py and numpy" >&2; exit 2; }
 
-# golmpi ARGS...: one run into a fresh directory; its --stats file is $work/run/s.json
+# golmpi_run B RANKS ARGS...: one run of binary B into a fresh directory; its --stats file is
+# $work/run/s.json
 golmpi_run() {
-  local n=$1
-  shift
+  local golmpi=${bins[$1]} n=$2
+  shift 2
   rm -rf "$work/run" && mkdir "$work/run"
   local out=(--chunk "$CHUNK" --output "$work/run/life.h5")
   [[ " $* " == *" --no-output "* ]] && out=()
@@ -63,11 +67,13 @@ declare -A fig
 add() { fig[$1]+=" $2"; }
 
 rate_repeat() {
-  local n bytes t
+  local b n bytes t
   for n in $RANKS; do
-    golmpi_run "$n" --steps $((FRAMES - 1)) --save-every 1
-    read -r bytes t < <(stats_fields "$work/run/s.json" bytes_written io_write_s)
-    add "golmpi$n" "$("$py" -c "print(f'{$bytes / $t:.4g}')")"
+    for b in "${!bins[@]}"; do
+      golmpi_run "$b" "$n" --steps $((FRAMES - 1)) --save-every 1
+      read -r bytes t < <(stats_fields "$work/run/s.json" bytes_written io_write_s)
+      add "golmpi$b,$n" "$("$py" -c "print(f'{$bytes / $t:.4g}')")"
+    done
   done
   rm -rf "$work/run" && mkdir "$work/run"
   read -r bytes t < <("$py" "$here/frames_ref.py" "$work/run" "$SIZE" "$FRAMES" "$CHUNK")
@@ -90,24 +96,26 @@ rate_repeat() {
 }
 
 overlap_repeat() {
-  local n frames wc ww wb rc rb
+  local b n frames wc ww wb rc rb
   frames=$((GENS / K + 1 + (GENS % K ? 1 : 0)))
   for n in $OVERLAP_RANKS; do
-    golmpi_run "$n" --steps "$GENS" --no-output
-    read -r wc rc < <(stats_fields "$work/run/s.json" wall_s compute_cell_updates_per_s)
-    golmpi_run "$n" --steps $((frames - 1)) --save-every 1
-    ww=$(stats_fields "$work/run/s.json" wall_s)
-    golmpi_run "$n" --steps "$GENS" --save-every "$K"
-    read -r wb rb < <(stats_fields "$work/run/s.json" wall_s compute_cell_updates_per_s)
-    add "compute$n" "$wc"
-    add "writing$n" "$ww"
-    add "both$n" "$wb"
-    add "over$n" "$("$py" -c "print(f'{$wb / max($wc, $ww):.3f}')")"
-    add "crate$n" "$(ratio "$rb" "$rc")"
+    for b in "${!bins[@]}"; do
+      golmpi_run "$b" "$n" --steps "$GENS" --no-output
+      read -r wc rc < <(stats_fields "$work/run/s.json" wall_s compute_cell_updates_per_s)
+      golmpi_run "$b" "$n" --steps $((frames - 1)) --save-every 1
+      ww=$(stats_fields "$work/run/s.json" wall_s)
+      golmpi_run "$b" "$n" --steps "$GENS" --save-every "$K"
+      read -r wb rb < <(stats_fields "$work/run/s.json" wall_s compute_cell_updates_per_s)
+      add "compute$b,$n" "$(printf %.3f "$wc")"
+      add "writing$b,$n" "$(printf %.3f "$ww")"
+      add "both$b,$n" "$(printf %.3f "$wb")"
+      add "over$b,$n" "$("$py" -c "print(f'{$wb / max($wc, $ww):.3f}')")"
+      add "crate$b,$n" "$(ratio "$rb" "$rc")"
+    done
   done
 }
 
-echo "bench_frames: $golmpi"
+for b in "${!bins[@]}"; do echo "bench_frames: golmpi $b: ${bins[b]}"; done
 echo "  file system: $(df -hT "$work" | awk 'NR == 2 {print $1, $2, $3 " total"}') ($work)"
 echo "  machine: $(nproc --all) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 echo "  ${SIZE}^2 u8, OMP_NUM_THREADS=$OMP_NUM_THREADS, $REPEAT repeats, interleaved"
@@ -121,28 +129,33 @@ if [[ $PART == *rate* ]]; then
   echo "write rate, bytes/s: $FRAMES frames, $CHUNK a file, sync included (per repeat; median)"
   for k in h5py dd; do printf '  %-16s%s  median %s\n' "$k" "${fig[$k]}" "$(median ${fig[$k]})"; done
   for n in $RANKS; do
-    printf '  %-16s%s  median %s\n' "golmpi $n rank(s)" "${fig[golmpi$n]}" "$(median ${fig[golmpi$n]})"
-    # golmpi over the faster reference, repeat by repeat
-    r=$("$py" -c "
+    for b in "${!bins[@]}"; do
+      printf '  %-16s%s  median %s\n' "golmpi $b, $n rank(s)" "${fig[golmpi$b,$n]}" \
+        "$(median ${fig[golmpi$b,$n]})"
+      # golmpi over the faster reference, repeat by repeat
+      r=$("$py" -c "
 import sys
 g, h, d = (list(map(float, s.split())) for s in sys.argv[1:])
 print(' '.join(f'{a / max(b, c):.2f}' for a, b, c in zip(g, h, d)))" \
-      "${fig[golmpi$n]}" "${fig[h5py]}" "${fig[dd]}")
-    printf '  %-16s %s  median %s  (goal >= 0.90)\n' "  / fastest ref" "$r" "$(median $r)"
+        "${fig[golmpi$b,$n]}" "${fig[h5py]}" "${fig[dd]}")
+      printf '  %-16s %s  median %s  (goal >= 0.90)\n' "  / fastest ref" "$r" "$(median $r)"
+    done
   done
 fi
 if [[ $PART == *overlap* ]]; then
   echo
   echo "overlap: $GENS generations, a frame every $K, $CHUNK a file; wall_s (per repeat; median)"
   for n in $OVERLAP_RANKS; do
-    echo "  $n rank(s)"
-    for k in compute writing both; do
-      printf '    %-28s%s  median %s\n' "$k$([[ $k == both ]] && echo ' (frames every K)')" \
-        "${fig[$k$n]}" "$(median ${fig[$k$n]})"
+    for b in "${!bins[@]}"; do
+      echo "  golmpi $b, $n rank(s)"
+      for k in compute writing both; do
+        printf '    %-28s%s  median %s\n' "$k$([[ $k == both ]] && echo ' (frames every K)')" \
+          "${fig[$k$b,$n]}" "$(median ${fig[$k$b,$n]})"
+      done
+      printf '    %-28s%s  median %s  (goal <= 1.1)\n' "both / max(compute, writing)" \
+        "${fig[over$b,$n]}" "$(median ${fig[over$b,$n]})"
+      printf '    %-28s%s  median %s  (goal >= 0.9)\n' "compute rate with / without" \
+        "${fig[crate$b,$n]}" "$(median ${fig[crate$b,$n]})"
     done
-    printf '    %-28s%s  median %s  (goal <= 1.1)\n' "both / max(compute, writing)" \
-      "${fig[over$n]}" "$(median ${fig[over$n]})"
-    printf '    %-28s%s  median %s  (goal >= 0.9)\n' "compute rate with / without" \
-      "${fig[crate$n]}" "$(median ${fig[crate$n]})"
   done
 fi
