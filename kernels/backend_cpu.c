@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/check.h"
 #include "core/depth.h"
@@ -251,17 +250,9 @@ static void cpu_frame_wait(void *impl, int slot) {
     (void)slot; /* frames are complete when frame_begin returns */
 }
 
-/* A frame slot, on transparent huge pages where the system allows them (madvise mode): the
- * unpack is the first to touch a slot's pages, and 4 KiB at a time its page faults cost more than
- * the unpack itself (docs/PERFORMANCE.md, Frames at disk speed). */
 static void *cpu_host_alloc(void *impl, int64_t bytes) {
     (void)impl;
-    const size_t huge = (size_t)2 << 20;
-    void *p = NULL;
-    if (bytes < (int64_t)huge || posix_memalign(&p, huge, (size_t)bytes) != 0)
-        return gol_xmalloc((size_t)bytes);
-    (void)madvise(p, (size_t)bytes, MADV_HUGEPAGE); /* advice only: without it, 4 KiB pages */
-    return p;
+    return gol_xmalloc((size_t)bytes);
 }
 
 static void cpu_host_free(void *impl, void *p) {
