@@ -191,6 +191,43 @@ static void write_population(hid_t file, MPI_Comm comm, hid_t dxpl, const io_met
     free(live);
 }
 
+/* /frames: this rank's rows of every frame, one hyperslab, one call, straight from frames_h.
+ * Returns 1 when the write went collective; *offset: /frames' address in the file, for the
+ * read-back of this rank's rows. */
+static int write_frames(hid_t file, const char *part, const io_meta *m, const gol_slab *slab,
+                        const io_tuning *t, const hsize_t dims[3], const void *frames_h,
+                        haddr_t *offset) {
+    /* the frames alone may go independently: the small datasets stay collective, so rank 0's
+     * values and the others' empty selections make one call */
+    hid_t dxpl;
+    H5_CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER));
+    H5_CHECK(H5Pset_dxpl_mpio(dxpl, t && t->independent ? H5FD_MPIO_INDEPENDENT
+                                                         : H5FD_MPIO_COLLECTIVE));
+    /* memory type == file type, or HDF5 quietly drops to independent I/O */
+    hid_t frames = create_dataset(file, "frames", H5T_NATIVE_UINT8, 3, dims);
+    if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
+        io_write_str_attr(frames, "encoding", IO_ENCODING_PACKED);
+    hid_t fspace, mspace;
+    if (slab->rows > 0) {
+        hsize_t start[3] = {0, (hsize_t)slab->row0, 0};
+        hsize_t count[3] = {dims[0], (hsize_t)slab->rows, dims[2]};
+        H5_CHECK(fspace = H5Dget_space(frames));
+        H5_CHECK(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL));
+        H5_CHECK(mspace = H5Screate_simple(3, count, NULL));
+    } else {
+        select_nothing(frames, &fspace, &mspace);
+    }
+    IO_WRITE_CHECK(part, H5Dwrite(frames, H5T_NATIVE_UINT8, mspace, fspace, dxpl, frames_h));
+    H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
+    H5_CHECK(H5Pget_mpio_actual_io_mode(dxpl, &mode));
+    H5_CHECK(H5Pclose(dxpl));
+    H5_CHECK(H5Sclose(mspace));
+    H5_CHECK(H5Sclose(fspace));
+    *offset = H5Dget_offset(frames);
+    H5_CHECK(H5Dclose(frames));
+    return mode != H5D_MPIO_NO_COLLECTIVE;
+}
+
 int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
                    const io_tuning *t, int64_t nframes, const int64_t *gens, const void *frames_h,
                    int64_t *pop_out) {
@@ -198,43 +235,13 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
     snprintf(part, sizeof part, "%s.part", name);
     hid_t file = create_file(comm, part, t ? t->info : MPI_INFO_NULL);
     io_write_root_attrs(file, m);
+    hsize_t dims[3] = {(hsize_t)nframes, (hsize_t)m->height, (hsize_t)m->row_bytes};
+    haddr_t frames_offset;
+    int collective = write_frames(file, part, m, slab, t, dims, frames_h, &frames_offset);
 
-    hid_t dxpl, frames_dxpl;
+    hid_t dxpl, fspace, mspace;
     H5_CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER));
     H5_CHECK(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
-    /* the frames alone may go independently: the small datasets stay collective, so rank 0's
-     * values and the others' empty selections make one call */
-    H5_CHECK(frames_dxpl = H5Pcreate(H5P_DATASET_XFER));
-    H5_CHECK(H5Pset_dxpl_mpio(frames_dxpl, t && t->independent ? H5FD_MPIO_INDEPENDENT
-                                                                : H5FD_MPIO_COLLECTIVE));
-
-    /* /frames: memory type == file type, or HDF5 quietly drops to independent I/O */
-    hsize_t dims[3] = {(hsize_t)nframes, (hsize_t)m->height, (hsize_t)m->row_bytes};
-    hid_t frames = create_dataset(file, "frames", H5T_NATIVE_UINT8, 3, dims);
-    if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
-        io_write_str_attr(frames, "encoding", IO_ENCODING_PACKED);
-    hid_t fspace, mspace;
-    if (slab->rows > 0) {
-        /* this rank's rows of every frame: one hyperslab, one call, straight from frames_h */
-        hsize_t start[3] = {0, (hsize_t)slab->row0, 0};
-        hsize_t count[3] = {(hsize_t)nframes, (hsize_t)slab->rows, (hsize_t)m->row_bytes};
-        H5_CHECK(fspace = H5Dget_space(frames));
-        H5_CHECK(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL));
-        H5_CHECK(mspace = H5Screate_simple(3, count, NULL));
-    } else {
-        select_nothing(frames, &fspace, &mspace);
-    }
-    IO_WRITE_CHECK(part,
-                   H5Dwrite(frames, H5T_NATIVE_UINT8, mspace, fspace, frames_dxpl, frames_h));
-    H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
-    H5_CHECK(H5Pget_mpio_actual_io_mode(frames_dxpl, &mode));
-    H5_CHECK(H5Pclose(frames_dxpl));
-    int collective = mode != H5D_MPIO_NO_COLLECTIVE;
-    H5_CHECK(H5Sclose(mspace));
-    H5_CHECK(H5Sclose(fspace));
-    haddr_t frames_offset = H5Dget_offset(frames); /* for the read-back of this rank's rows */
-    H5_CHECK(H5Dclose(frames));
-
     /* /generations: rank 0 holds the values, the others join with nothing */
     hsize_t ngen = (hsize_t)nframes;
     hid_t gdset = create_dataset(file, "generations", H5T_NATIVE_INT64, 1, &ngen);
