@@ -3,8 +3,9 @@
  * speed), and each overridable from the environment:
  *   GOLMPI_IO_TRANSFER = auto | independent | collective   (the frames' H5Dwrite)
  *   GOLMPI_WRITER_CPUS = auto | inherit                    (the writer thread's affinity)
- *   ROMIO_HINTS, OMPI_MCA_io, OMPI_MCA_fcoll, ...: MPI-IO's own, read by MPI; a hint golmpi sets
- *   itself is named in io_tuning_hints and loses to the same hint in ROMIO_HINTS. */
+ *   ROMIO_HINTS, OMPI_MCA_io, OMPI_MCA_io_ompio_*, ...: MPI-IO's own, read by MPI. golmpi's one
+ *   hint (romio_ds_write=disable, with independent writes) is given only when ROMIO_HINTS is
+ *   unset, so a user's hints file speaks alone. */
 #ifndef GOLMPI_IO_TUNING_H
 #define GOLMPI_IO_TUNING_H
 
