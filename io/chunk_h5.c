@@ -201,8 +201,8 @@ static int write_frames(hid_t file, const char *part, const io_meta *m, const go
      * values and the others' empty selections make one call */
     hid_t dxpl;
     H5_CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER));
-    H5_CHECK(H5Pset_dxpl_mpio(dxpl, t && t->independent ? H5FD_MPIO_INDEPENDENT
-                                                         : H5FD_MPIO_COLLECTIVE));
+    H5_CHECK(
+        H5Pset_dxpl_mpio(dxpl, t && t->independent ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE));
     /* memory type == file type, or HDF5 quietly drops to independent I/O */
     hid_t frames = create_dataset(file, "frames", H5T_NATIVE_UINT8, 3, dims);
     if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)

@@ -4,8 +4,8 @@
 #include "io/output.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
