@@ -55,10 +55,10 @@ void io_write_root_attrs(hid_t loc, const io_meta *m) {
     io_write_str_attr(loc, "version", GOLMPI_VERSION);
 }
 
-static hid_t create_file(MPI_Comm comm, const char *part) {
+static hid_t create_file(MPI_Comm comm, const char *part, MPI_Info info) {
     hid_t fapl, file;
     H5_CHECK(fapl = H5Pcreate(H5P_FILE_ACCESS));
-    H5_CHECK(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+    H5_CHECK(H5Pset_fapl_mpio(fapl, comm, info));
     /* metadata read and written once, collectively, instead of by every rank on its own */
     H5_CHECK(H5Pset_all_coll_metadata_ops(fapl, 1));
     H5_CHECK(H5Pset_coll_metadata_write(fapl, 1));
@@ -129,8 +129,12 @@ static void add_frame_views(const char *part, int64_t nframes, const hsize_t *di
  * row's last byte is masked to the width: its padding bits are 0 by construction (DESIGN,
  * Representation; tests/test_stats.py checks the frames), and the mask keeps a stray one from
  * ever counting as a cell. */
-/* Set bits in bytes [0, n) of p, eight bytes at a time (a byte at a time ran at 0.3 GB/s). */
-static int64_t popcount_bytes(const uint8_t *p, int64_t n) {
+/* Set bits in bytes [0, n) of p, eight bytes at a time (a byte at a time ran at 0.3 GB/s). The
+ * clones give the popcnt instruction (and AVX-512's vector popcount where the compiler finds it):
+ * the base x86-64 form counts in about 12 instructions a word, and this runs on the writer
+ * thread over every byte of every u8 frame (docs/PERFORMANCE.md, Frames at disk speed). */
+__attribute__((target_clones("arch=x86-64-v4", "popcnt", "default"))) static int64_t
+popcount_bytes(const uint8_t *p, int64_t n) {
     int64_t count = 0, i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
@@ -150,8 +154,8 @@ static void count_live_cells(const io_meta *m, const gol_slab *slab, int64_t nfr
     for (int64_t f = 0; f < nframes; f++) {
         int64_t n = 0;
         for (int64_t r = 0; r < slab->rows; r++, p += m->row_bytes) {
-            if (!packed) {
-                for (int64_t i = 0; i < m->row_bytes; i++) n += p[i];
+            if (!packed) { /* cells are bytes of 0 or 1: their set bits are their sum */
+                n += popcount_bytes(p, m->row_bytes);
                 continue;
             }
             n += popcount_bytes(p, m->row_bytes - 1);
@@ -187,27 +191,26 @@ static void write_population(hid_t file, MPI_Comm comm, hid_t dxpl, const io_met
     free(live);
 }
 
-int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
-                   int64_t nframes, const int64_t *gens, const void *frames_h, int64_t *pop_out) {
-    char part[GOL_PATH_MAX + 16];
-    snprintf(part, sizeof part, "%s.part", name);
-    hid_t file = create_file(comm, part);
-    io_write_root_attrs(file, m);
-
+/* /frames: this rank's rows of every frame, one hyperslab, one call, straight from frames_h.
+ * Returns 1 when the write went collective; *offset: /frames' address in the file, for the
+ * read-back of this rank's rows. */
+static int write_frames(hid_t file, const char *part, const io_meta *m, const gol_slab *slab,
+                        const io_tuning *t, const hsize_t dims[3], const void *frames_h,
+                        haddr_t *offset) {
+    /* the frames alone may go independently: the small datasets stay collective, so rank 0's
+     * values and the others' empty selections make one call */
     hid_t dxpl;
     H5_CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER));
-    H5_CHECK(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
-
-    /* /frames: memory type == file type, or HDF5 quietly drops to independent I/O */
-    hsize_t dims[3] = {(hsize_t)nframes, (hsize_t)m->height, (hsize_t)m->row_bytes};
+    H5_CHECK(
+        H5Pset_dxpl_mpio(dxpl, t && t->independent ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE));
+    /* memory type == file type, or HDF5 quietly drops to independent I/O */
     hid_t frames = create_dataset(file, "frames", H5T_NATIVE_UINT8, 3, dims);
     if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
         io_write_str_attr(frames, "encoding", IO_ENCODING_PACKED);
     hid_t fspace, mspace;
     if (slab->rows > 0) {
-        /* this rank's rows of every frame: one hyperslab, one call, straight from frames_h */
         hsize_t start[3] = {0, (hsize_t)slab->row0, 0};
-        hsize_t count[3] = {(hsize_t)nframes, (hsize_t)slab->rows, (hsize_t)m->row_bytes};
+        hsize_t count[3] = {dims[0], (hsize_t)slab->rows, dims[2]};
         H5_CHECK(fspace = H5Dget_space(frames));
         H5_CHECK(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL));
         H5_CHECK(mspace = H5Screate_simple(3, count, NULL));
@@ -217,12 +220,28 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
     IO_WRITE_CHECK(part, H5Dwrite(frames, H5T_NATIVE_UINT8, mspace, fspace, dxpl, frames_h));
     H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
     H5_CHECK(H5Pget_mpio_actual_io_mode(dxpl, &mode));
-    int collective = mode != H5D_MPIO_NO_COLLECTIVE;
+    H5_CHECK(H5Pclose(dxpl));
     H5_CHECK(H5Sclose(mspace));
     H5_CHECK(H5Sclose(fspace));
-    haddr_t frames_offset = H5Dget_offset(frames); /* for the read-back of this rank's rows */
+    *offset = H5Dget_offset(frames);
     H5_CHECK(H5Dclose(frames));
+    return mode != H5D_MPIO_NO_COLLECTIVE;
+}
 
+int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
+                   const io_tuning *t, int64_t nframes, const int64_t *gens, const void *frames_h,
+                   int64_t *pop_out) {
+    char part[GOL_PATH_MAX + 16];
+    snprintf(part, sizeof part, "%s.part", name);
+    hid_t file = create_file(comm, part, t ? t->info : MPI_INFO_NULL);
+    io_write_root_attrs(file, m);
+    hsize_t dims[3] = {(hsize_t)nframes, (hsize_t)m->height, (hsize_t)m->row_bytes};
+    haddr_t frames_offset;
+    int collective = write_frames(file, part, m, slab, t, dims, frames_h, &frames_offset);
+
+    hid_t dxpl, fspace, mspace;
+    H5_CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER));
+    H5_CHECK(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
     /* /generations: rank 0 holds the values, the others join with nothing */
     hsize_t ngen = (hsize_t)nframes;
     hid_t gdset = create_dataset(file, "generations", H5T_NATIVE_INT64, 1, &ngen);

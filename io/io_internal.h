@@ -13,6 +13,7 @@
 #include "core/schedule.h"
 #include "io/format.h"
 #include "io/series.h"
+#include "io/tuning.h"
 
 /* The root attributes every golmpi file carries, so any one file describes its run. */
 typedef struct io_meta {
@@ -32,13 +33,15 @@ void io_write_str_attr(hid_t loc, const char *name, const char *value);
 /* "dir/life_000000-000010.h5" -> "life_000000-000010.h5" (no copy). */
 const char *io_basename(const char *path);
 
-/* One chunk file, written collectively over comm. The frames are this rank's rows (slab) of
- * nframes frames; gens holds the nframes generations. Returns 1 when the frame write went
+/* One chunk file, written over comm (every rank calls it). The frames are this rank's rows (slab)
+ * of nframes frames; gens holds the nframes generations. t: the transfer mode of the frames and
+ * the MPI-IO hints (io/tuning.h; NULL: collective, no hints). Returns 1 when the frame write went
  * collective on this rank. The file appears under `name` only after every rank closed it.
  * /population holds the live cells of each frame, counted from frames_h and summed over comm;
  * on rank 0 they also go to pop_out (nframes values; may be NULL), elsewhere it is untouched. */
 int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
-                   int64_t nframes, const int64_t *gens, const void *frames_h, int64_t *pop_out);
+                   const io_tuning *t, int64_t nframes, const int64_t *gens, const void *frames_h,
+                   int64_t *pop_out);
 
 /* Rank 0 only: the index "<base>.h5" over chunks [0, nchunks) of sched, replaced atomically.
  * population: the live cells of the frames of those chunks, from their first frame on. prior: the

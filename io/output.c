@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "io/format.h"
 #include "io/io_internal.h"
 #include "io/output_guard.h"
+#include "io/tuning.h"
 
 #define OUTPUT_SLOTS 2
 
@@ -36,6 +38,7 @@ struct gol_output {
     gol_schedule sched;
     MPI_Comm comm; /* the writer's own: MPI-IO and its barriers never meet the main thread's */
     MPI_Comm main_comm; /* the caller's, for what the main thread agrees on (room on the disk) */
+    io_tuning tuning;
 
     bool threaded; /* false when MPI gives less than MPI_THREAD_MULTIPLE: write synchronously */
     pthread_t thread;
@@ -84,7 +87,8 @@ static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
     int64_t n = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
     trace_pushf("write %s", io_basename(name));
     int64_t *pop = o->population ? o->population + schedule_chunk_first(&o->sched, chunk) : NULL;
-    int collective = chunk_h5_write(o->comm, name, &o->meta, &o->slab, n, gens, frames_h, pop);
+    int collective =
+        chunk_h5_write(o->comm, name, &o->meta, &o->slab, &o->tuning, n, gens, frames_h, pop);
     trace_pop();
     if (!collective) o->collective = 0;
     o->chunks_done = chunk + 1;
@@ -145,6 +149,21 @@ static void *writer_main(void *arg) {
     return NULL;
 }
 
+/* The writer on the node's cores that no rank runs on, when there are some (io_writer_cpus):
+ * there its HDF5 calls, the page-cache copies and the population count take no time from the
+ * generations. A set the system refuses (a cgroup narrower than the online cores) leaves the
+ * writer where its rank runs. */
+static void start_writer(gol_output *o, const cpu_set_t *cpus) {
+    pthread_attr_t attr;
+    SYS_CHECK(pthread_attr_init(&attr) == 0, "pthread_attr_init");
+    int rc = cpus ? pthread_attr_setaffinity_np(&attr, sizeof *cpus, cpus) : 0;
+    if (rc == 0) rc = pthread_create(&o->thread, &attr, writer_main, o);
+    if (rc != 0 && cpus) rc = pthread_create(&o->thread, NULL, writer_main, o);
+    pthread_attr_destroy(&attr);
+    errno = rc;
+    SYS_CHECK(rc == 0, "pthread_create(hdf5-writer)");
+}
+
 gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_schedule *sched,
                         MPI_Comm comm) {
     gol_output *o = gol_xcalloc(1, sizeof *o);
@@ -178,12 +197,13 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     int multiple = provided >= MPI_THREAD_MULTIPLE, all_multiple = 0;
     MPI_CHECK(MPI_Allreduce(&multiple, &all_multiple, 1, MPI_INT, MPI_MIN, comm));
     o->threaded = all_multiple;
+    o->tuning = io_tuning_choose(slab, m->row_bytes, comm);
+    cpu_set_t cpus;
+    bool own_cpus = io_writer_cpus(comm, &cpus);
     if (o->threaded) {
         SYS_CHECK(pthread_mutex_init(&o->mu, NULL) == 0, "pthread_mutex_init");
         SYS_CHECK(pthread_cond_init(&o->cv, NULL) == 0, "pthread_cond_init");
-        int rc = pthread_create(&o->thread, NULL, writer_main, o);
-        errno = rc;
-        SYS_CHECK(rc == 0, "pthread_create(hdf5-writer)");
+        start_writer(o, own_cpus ? &cpus : NULL);
     }
     return o;
 }
@@ -318,6 +338,7 @@ void output_close(gol_output *o, gol_output_stats *stats) {
         hand_over_series(o, stats);
     }
     free(o->population);
+    io_tuning_free(&o->tuning);
     MPI_CHECK(MPI_Comm_free(&o->comm));
     xdmf_destroy(o->xdmf);
     free(o);

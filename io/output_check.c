@@ -14,6 +14,7 @@
 #include "io/format.h"
 #include "io/output.h"
 #include "io/output_guard.h"
+#include "io/tuning.h"
 
 /* Where the output goes: "<dir>/<stem>" is the base, the index is "<base>.h5". */
 typedef struct out_names {
@@ -262,7 +263,8 @@ gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Co
     gol_status st = gol_ok();
     if (cfg->no_output) return st;
     leave_out_lockedfile();
-    if (rank == 0) st = check_on_root(cfg, sched, nranks);
+    st = io_tuning_check(); /* before the lock: a bad setting writes nothing */
+    if (rank == 0 && st.code == GOL_OK) st = check_on_root(cfg, sched, nranks);
     MPI_CHECK(MPI_Bcast(&st, (int)sizeof st, MPI_BYTE, 0, comm));
     return st;
 }

@@ -160,6 +160,12 @@ def cases(pat):
         ("GOLMPI_CPU_ISA=bogus", small + ["--backend", "cpu"], USAGE,
          "GOLMPI_CPU_ISA=bogus: this CPU or build has no such kernel", {},
          {"GOLMPI_CPU_ISA": "bogus"}),
+        # the writer's settings (io/tuning.h)
+        ("GOLMPI_IO_TRANSFER=bogus", small, USAGE,
+         "GOLMPI_IO_TRANSFER='bogus': expected auto, independent or collective", {},
+         {"GOLMPI_IO_TRANSFER": "bogus"}),
+        ("GOLMPI_WRITER_CPUS=0-1", small, USAGE,
+         "GOLMPI_WRITER_CPUS='0-1': expected auto or inherit", {}, {"GOLMPI_WRITER_CPUS": "0-1"}),
     ]
 
 

@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "%s/c.h5", dir);
     snprintf(final, sizeof final, "%s/d.h5", dir);
     snprintf(part, sizeof part, "%s/d.h5.part", dir);
-    chunk_h5_write(MPI_COMM_WORLD, name, &m, &slab, NFRAMES, gens, frames, NULL);
+    chunk_h5_write(MPI_COMM_WORLD, name, &m, &slab, NULL, NFRAMES, gens, frames, NULL);
     haddr_t at = 0;
     if (rank == 0) {
         SYS_CHECK(rename(name, part) == 0, "rename");
