@@ -99,3 +99,14 @@ void halo_destroy(gol_halo *h) {
     h->mode->ops->destroy(h->impl);
     free(h);
 }
+
+void halo_name_neighbours(char *buf, size_t len, int up, int down) {
+    if (up >= 0 && down >= 0 && up != down)
+        snprintf(buf, len, "rank %d (above) or rank %d (below)", up, down);
+    else if (up >= 0 && up == down)
+        snprintf(buf, len, "rank %d (above and below)", up);
+    else if (up >= 0)
+        snprintf(buf, len, "rank %d (above)", up);
+    else
+        snprintf(buf, len, "rank %d (below)", down);
+}

@@ -65,13 +65,17 @@ typedef struct halo_ops {
     /* Health poll: aborts with the library's message when an asynchronous error is pending (a
      * dead peer, a network failure). Local and cheap; never blocks. NULL: nothing to watch. */
     void (*poll)(void *impl);
-    /* Tears the exchange down at once, without waiting for any peer (ncclCommAbort: NCCL's
-     * kernels stop spinning on a neighbour that stopped answering), so that a rank whose watchdog
-     * fired can abort instead of hanging in the teardown. Only exiting may follow (MPI_Abort); no
-     * other op, not even destroy. Local; never blocks on a peer. NULL: nothing outlives the
-     * process's own abort (the host MPI modes). */
+    /* Tears the exchange down without waiting for any peer (ncclCommAbort: NCCL's kernels stop
+     * spinning on a neighbour that stopped answering), so that a rank whose watchdog fired can
+     * abort instead of hanging in the teardown. Returns within HALO_ABORT_GRACE_S seconds
+     * whatever the library does (the teardown runs on a helper thread, left behind if it
+     * overruns). Only exiting may follow (MPI_Abort); no other op, not even destroy. Local.
+     * NULL: nothing outlives the process's own abort (the host MPI modes). */
     void (*abort)(void *impl);
 } halo_ops;
+
+/* The longest an abort op waits for the library's teardown before it returns anyway. */
+#define HALO_ABORT_GRACE_S 5.0
 
 /* One line of the table of modes in halo/halo.c. */
 typedef struct halo_mode {
@@ -108,5 +112,9 @@ bool halo_sampled(const gol_halo *h);
 void halo_poll(gol_halo *h); /* nothing when the mode has no poll */
 void halo_abort(gol_halo *h); /* nothing when the mode has no abort */
 void halo_destroy(gol_halo *h); /* NULL: nothing */
+
+/* The neighbours an exchange waits on, for a message: "rank 3 (above) or rank 5 (below)",
+ * "rank 3 (above and below)", "rank 5 (below)" (up, down: -1 for none; not both). */
+void halo_name_neighbours(char *buf, size_t len, int up, int down);
 
 #endif

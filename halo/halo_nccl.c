@@ -8,11 +8,21 @@
  * every rank after --timeout seconds. The exchanges then run on a blocking communicator split off
  * that one (also polled): NCCL 2.28 launches every group of a nonblocking communicator from a new
  * thread, about 100 us of host time per eager exchange, where a blocking one enqueues in the
- * calling thread. With one rank and a dead boundary there is no peer and no communicator. */
+ * calling thread. With one rank and a dead boundary there is no peer and no communicator.
+ *
+ * No NCCL call that can block on a peer or on the GPU keeps a rank from MPI_Abort. The first
+ * exchange connects to each peer inside ncclGroupEnd, which on the blocking communicator waits
+ * for the peer's own first exchange: it runs on a helper thread, watched against --timeout
+ * (connect_first), so a peer stuck before its first exchange makes its neighbours abort every
+ * rank, naming it. ncclCommAbort frees device memory and synchronises streams, and can block
+ * there (NVIDIA/nccl issues 549, 1317): it too runs on a helper thread, waited for at most
+ * HALO_ABORT_GRACE_S (abort_bounded). */
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #include <nccl.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/check.h"
@@ -23,21 +33,76 @@ typedef struct halo_nccl {
     ncclComm_t init; /* nonblocking: set up with polling; kept until destroy */
     ncclComm_t comm; /* blocking, split off init: the exchanges */
     int have_comm;   /* no peer at all (one rank, dead boundary): nothing to exchange */
+    int connected;   /* the first exchange, which connects to the peers, is done */
+    int device;      /* the CUDA device, for the helper threads (the current device is per thread) */
     int rank, up, down;
     int64_t nwords;
     cudaStream_t stream;
     double timeout_s; /* --timeout, for the setup; 0: forever */
 } halo_nccl;
 
+/* NCCL calls on a detached helper thread, watched by the calling thread: run(job) sets rc. A job
+ * is never freed once started when its thread may outlive the watch (the process is exiting). */
+typedef struct nccl_job {
+    void (*run)(struct nccl_job *job);
+    int device;
+    ncclComm_t comms[2]; /* abort: the communicators */
+    int ncomms;
+    const halo_nccl *h; /* connect: the exchange and its rows */
+    const uint64_t *first, *last;
+    uint64_t *top, *bottom;
+    ncclResult_t rc;
+    int done; /* set, atomically, once run returned */
+} nccl_job;
+
+static void *job_thread(void *arg) {
+    nccl_job *job = arg;
+    (void)cudaSetDevice(job->device); /* no check: a thread may not call MPI_Abort; NCCL reports */
+    job->run(job);
+    __atomic_store_n(&job->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* 0 when no thread could be made. */
+static int job_start(nccl_job *job) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, job_thread, job)) return 0;
+    pthread_detach(t);
+    return 1;
+}
+
+static int job_done(const nccl_job *job) { return __atomic_load_n(&job->done, __ATOMIC_ACQUIRE); }
+
+static void nap(void) {
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+}
+
+static void run_abort(nccl_job *job) {
+    for (int i = 0; i < job->ncomms; i++) (void)ncclCommAbort(job->comms[i]);
+}
+
+/* ncclCommAbort of the communicators, waited for at most HALO_ABORT_GRACE_S: only MPI_Abort
+ * follows, which must be reached whatever NCCL does. The results change nothing. */
+static void abort_bounded(int device, const ncclComm_t *comms, int ncomms) {
+    nccl_job *job = gol_xcalloc(1, sizeof *job); /* left to the thread: see nccl_job */
+    job->run = run_abort;
+    job->device = device;
+    memcpy(job->comms, comms, (size_t)ncomms * sizeof *comms);
+    job->ncomms = ncomms;
+    if (!job_start(job)) return;
+    double t0 = MPI_Wtime();
+    while (!job_done(job) && MPI_Wtime() - t0 < HALO_ABORT_GRACE_S) nap();
+}
+
 /* Past --timeout seconds of setup, some rank never took part: abort every rank. */
 static void setup_deadline(const halo_nccl *h, ncclComm_t comm, double t0, const char *what) {
     double waited = MPI_Wtime() - t0;
     if (h->timeout_s <= 0 || waited <= h->timeout_s) {
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
+        nap();
         return;
     }
-    (void)ncclCommAbort(comm); /* on the way out: its result changes nothing */
+    abort_bounded(h->device, &comm, 1);
     gol_abort_msg("NCCL setup (%s) did not finish in %.0f s (--timeout): some rank did not take "
                   "part or cannot be reached; aborting every rank",
                   what, waited);
@@ -85,6 +150,7 @@ static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void
     h->nwords = slab->nwords * rows; /* words per message: the `rows` rows of one side */
     h->stream = (cudaStream_t)stream;
     h->timeout_s = timeout_s;
+    CUDA_CHECK(cudaGetDevice(&h->device));
     /* Every rank reaches the same decision: only a single rank can be without peers. */
     if (h->up < 0 && h->down < 0) return h;
 
@@ -105,10 +171,68 @@ static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void
     return h;
 }
 
+/* The exchange's NCCL calls, enqueued on the stream; the first failure's code (the group is
+ * ended whatever happened inside it). NCCL matches the operations between two ranks in the order
+ * they are posted. With one or two ranks on a torus, up == down, so both receives and both sends
+ * go to the same peer: posting receives as (top, bottom) and sends as (last, first) makes the
+ * peer's last row land in our top halo and its first row in our bottom halo, for self-exchange as
+ * for a real neighbour. */
+static ncclResult_t exchange_calls(const halo_nccl *h, const uint64_t *first_d,
+                                   const uint64_t *last_d, uint64_t *top_d, uint64_t *bottom_d) {
+    size_t count = (size_t)h->nwords;
+    cudaStream_t s = h->stream;
+    ncclResult_t rc = ncclGroupStart();
+    if (rc != ncclSuccess) return rc;
+    if (rc == ncclSuccess && h->up >= 0) rc = ncclRecv(top_d, count, ncclUint64, h->up, h->comm, s);
+    if (rc == ncclSuccess && h->down >= 0)
+        rc = ncclRecv(bottom_d, count, ncclUint64, h->down, h->comm, s);
+    if (rc == ncclSuccess && h->down >= 0)
+        rc = ncclSend(last_d, count, ncclUint64, h->down, h->comm, s);
+    if (rc == ncclSuccess && h->up >= 0)
+        rc = ncclSend(first_d, count, ncclUint64, h->up, h->comm, s);
+    ncclResult_t end = ncclGroupEnd();
+    return rc != ncclSuccess ? rc : end;
+}
+
+static void run_connect(nccl_job *job) {
+    job->rc = exchange_calls(job->h, job->first, job->last, job->top, job->bottom);
+}
+
+/* The first exchange, which connects to each peer (the backend's warm-up, outside any capture):
+ * on a helper thread, while this one polls NCCL's health and the clock. A peer that never posts
+ * its first exchange aborts every rank after --timeout seconds, with a message naming it. */
+static void connect_first(halo_nccl *h, const uint64_t *first_d, const uint64_t *last_d,
+                          uint64_t *top_d, uint64_t *bottom_d) {
+    static const char what[] = "the first halo exchange (NCCL connecting to the neighbours)";
+    nccl_job *job = gol_xcalloc(1, sizeof *job); /* left to the thread if it overruns */
+    *job = (nccl_job){.run = run_connect, .device = h->device, .h = h, .first = first_d,
+                      .last = last_d, .top = top_d, .bottom = bottom_d};
+    if (!job_start(job)) gol_die(__FILE__, __LINE__, "pthread_create", "system", what);
+    for (double t0 = MPI_Wtime(); !job_done(job);) {
+        ncclResult_t state = ncclSuccess;
+        NCCL_CHECK(ncclCommGetAsyncError(h->comm, &state));
+        if (state != ncclSuccess && state != ncclInProgress)
+            gol_die_nccl(__FILE__, __LINE__, what, state);
+        double waited = MPI_Wtime() - t0;
+        if (h->timeout_s > 0 && waited > h->timeout_s) {
+            char who[96];
+            halo_name_neighbours(who, sizeof who, h->up, h->down);
+            ncclComm_t comms[2] = {h->comm, h->init};
+            abort_bounded(h->device, comms, 2);
+            gol_abort_msg("%s did not finish in %.0f s (--timeout): neighbour %s never posted "
+                          "its first exchange; aborting every rank",
+                          what, waited, who);
+        }
+        nap();
+    }
+    if (job->rc != ncclSuccess) gol_die_nccl(__FILE__, __LINE__, what, job->rc);
+    free(job);
+    h->connected = 1;
+}
+
 /* Enqueues the whole exchange on the stream. The NVTX range is named for what it covers, the host
  * enqueueing (the exchange itself runs later, in stream order, and is timed with events by the
- * caller: ops.sampled). On the blocking communicator the first exchange with each peer also
- * connects to it here, during the backend's warm-up. */
+ * caller: ops.sampled). */
 static void nccl_post(void *impl, const uint64_t *first_d, const uint64_t *last_d, uint64_t *top_d,
                       uint64_t *bottom_d) {
     halo_nccl *h = impl;
@@ -117,18 +241,10 @@ static void nccl_post(void *impl, const uint64_t *first_d, const uint64_t *last_
         trace_pop();
         return;
     }
-    size_t count = (size_t)h->nwords;
-    cudaStream_t s = h->stream;
-    /* NCCL matches the operations between two ranks in the order they are posted. With one or two
-     * ranks on a torus, up == down, so both receives and both sends go to the same peer: posting
-     * receives as (top, bottom) and sends as (last, first) makes the peer's last row land in our
-     * top halo and its first row in our bottom halo, for self-exchange as for a real neighbour. */
-    NCCL_CHECK(ncclGroupStart());
-    if (h->up >= 0) NCCL_CHECK(ncclRecv(top_d, count, ncclUint64, h->up, h->comm, s));
-    if (h->down >= 0) NCCL_CHECK(ncclRecv(bottom_d, count, ncclUint64, h->down, h->comm, s));
-    if (h->down >= 0) NCCL_CHECK(ncclSend(last_d, count, ncclUint64, h->down, h->comm, s));
-    if (h->up >= 0) NCCL_CHECK(ncclSend(first_d, count, ncclUint64, h->up, h->comm, s));
-    NCCL_CHECK(ncclGroupEnd());
+    if (!h->connected)
+        connect_first(h, first_d, last_d, top_d, bottom_d);
+    else
+        NCCL_CHECK(exchange_calls(h, first_d, last_d, top_d, bottom_d));
     trace_pop();
 }
 
@@ -155,14 +271,14 @@ static void nccl_poll(void *impl) {
     }
 }
 
-/* The watchdog's way out: NCCL's kernels stop waiting on the silent peer. The results are not
- * checked: MPI_Abort follows whatever they are. */
+/* The watchdog's way out: NCCL's kernels stop waiting on the silent peer, within
+ * HALO_ABORT_GRACE_S. The results are not checked: MPI_Abort follows whatever they are. */
 static void nccl_abort(void *impl) {
     halo_nccl *h = impl;
     if (!h->have_comm) return;
     h->have_comm = 0;
-    (void)ncclCommAbort(h->comm);
-    (void)ncclCommAbort(h->init);
+    ncclComm_t comms[2] = {h->comm, h->init};
+    abort_bounded(h->device, comms, 2);
 }
 
 static void nccl_destroy(void *impl) {

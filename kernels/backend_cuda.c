@@ -1,21 +1,29 @@
 /* The CUDA backend: a bit-packed slab on one GPU per rank.
  *
- * Each generation forks from the compute stream: the comm stream computes the first and last owned
- * rows, then exchanges them through a device halo mode of halo/halo.h, ordered on the comm stream
- * (NCCL, or MPI through the host); the compute stream computes the rows in between at the same
- * time; the compute stream then waits for the comm stream (halo_done), so
- * the compute stream alone carries the order from one generation to the next. That single order
- * is what the CUDA graphs capture (one per buffer parity) and what frames and population wait on.
+ * Buffers: two slabs of rows + 2k rows of nwords words (k: the halo depth of core/depth.h, 1 or
+ * more), numbered as in core/depth.h and kernels/life_cuda.h: row 0 the first owned row, -k..-1
+ * the halo above, rows..rows+k-1 the halo below. Halo rows past a dead boundary are never
+ * written, so they stay zero in both buffers.
  *
- * Buffers: two slabs of (rows + 2) x nwords words, row 0 the top halo and row rows+1 the bottom
- * halo. Halo rows past a dead boundary are never written, so they stay zero in both buffers.
+ * The path of a generation, as on the CPU backend: the halo rows are exchanged every k generations
+ * counted from the load, and the generations between run in passes of up to GOL_DEEP_MAX
+ * (cuda_advance, the one loop). A pass (enqueue_pass) forks from the compute stream: the comm
+ * stream computes the two edge bands (the rows each end sends, and the halo rows still valid) and,
+ * when the pass ends a cycle, exchanges them through a device halo mode of halo/halo.h, ordered on
+ * the comm stream (NCCL, or MPI through the host); the compute stream computes the rows in between
+ * at the same time, then waits for the comm stream (halo_done), so the compute stream alone
+ * carries the order from one pass to the next: what frames and the population wait on. A pass of
+ * one generation (all of them at depth 1) runs the one-generation kernels, a longer one the
+ * multi-generation kernel (pass_rows).
  *
- * With a deep halo (core/depth.h, k > 1) each buffer holds k halo rows a side, exchanged every k
- * generations, and the generations run in passes of up to GOL_DEEP_MAX on the multi-generation
- * kernel (kernels/life_cuda.h): on the comm stream the two edge bands (the trapezoid of the rows
- * that need the halo, up to the k rows each end sends), then, at the end of a cycle, the k-row
- * exchange; on the compute stream, at the same time, the interior. Depth 1 keeps the
- * one-generation kernels, the reference path.
+ * CUDA graphs: NCCL requires every rank to launch, for the same exchange, the graph of the same
+ * collective capture. At depth k > 1 the passes of a cycle, and so the buffer each ends in,
+ * depend on where this rank cuts its calls (frames, progress, GOLMPI_DEBUG_PIECE): those passes
+ * run eagerly, exchange included, and are long (k generations a cycle) so the launches hide. At
+ * depth 1 every pass is one generation ending a cycle, the same pass from the same buffer on every
+ * rank under any cut: each runs from the graph of its buffer parity (pass_graph), captured once
+ * at create on every rank, but the timed samples, which run eagerly on every rank at the same
+ * exchanges (counted from the load).
  *
  * The host never blocks in a CUDA call that cannot see a dead peer: every wait polls (the halo's
  * health poll, the progress marks, the clock), at most a bounded number of generations is queued
@@ -68,12 +76,9 @@ typedef struct cuda_backend {
     int64_t depth;  /* k: halo rows a side, exchanged every k generations */
     int64_t valid;  /* halo rows of buf_d[cur] still valid; the cycle's exchange comes at 0 */
 
-    int use_graphs;
-    cudaGraphExec_t graph[2]; /* graph[p]: one generation from buf_d[p] into buf_d[p ^ 1] */
-    /* depth k: pass_graph[p][n-1], the pass of n generations from buf_d[p] that ends a cycle with
-     * its exchange; captured on first use. Every exchange but the timed samples runs from a
-     * graph, on every rank, however the calls are cut; passes without one run eagerly. */
-    cudaGraphExec_t pass_graph[2][GOL_DEEP_MAX];
+    /* depth 1: pass_graph[p], the pass from buf_d[p], exchange included (none: depth > 1, graphs
+     * off, or a mode of host calls) */
+    cudaGraphExec_t pass_graph[2];
 
     /* generations in flight (kernels/cuda_plan.h): a mark every CUDA_MARK_EVERY generations */
     cudaEvent_t mark[CUDA_MARK_RING];
@@ -89,15 +94,14 @@ typedef struct cuda_backend {
     /* the halo sample: one eager generation every CUDA_HALO_SAMPLE_EVERY after a load */
     cudaEvent_t halo_t0, halo_t1;
     int sample_pending;
-    int64_t since_load, generations, samples;
-    int64_t exchanges, exchanges_since_load; /* exchanges after a generation or pass */
+    int64_t samples;
+    int64_t exchanges, exchanges_since_load; /* exchanges after a pass */
     double sample_s;
 } cuda_backend;
 
-/* Row `row` of buffer b, row 1 being the first owned row whatever the depth (row 0 the halo row
- * just above it, 1 - k the topmost). */
+/* Row `row` of buffer b (0: the first owned row, -k the topmost halo row). */
 static uint64_t *row_ptr(cuda_backend *cb, int b, int64_t row) {
-    return cb->buf_d[b] + (row - 1 + cb->depth) * cb->row_words;
+    return cb->buf_d[b] + (row + cb->depth) * cb->row_words;
 }
 
 static void *dev_alloc(cuda_backend *cb, int64_t bytes, const char *what) {
@@ -133,11 +137,16 @@ static int retire_marks(cuda_backend *cb) {
     return moved;
 }
 
+/* The watchdog fired: MPI_Abort, within a bounded time whatever NCCL does. A stall that involves
+ * a neighbour first tears the exchange down, so that NCCL's kernels stop spinning on the silent
+ * peer (halo_abort returns within HALO_ABORT_GRACE_S even if ncclCommAbort blocks); a stall of
+ * this GPU alone skips that: ncclCommAbort synchronises streams and would block on it. */
 static void __attribute__((noreturn)) stalled(cuda_backend *cb, const char *what, double waited) {
     char msg[512];
-    cuda_stall_message(msg, sizeof msg, cb->slab.rank, cb->slab.up, cb->slab.down,
-                       halo_sampled(cb->halo), waited, what);
-    halo_abort(cb->halo); /* ncclCommAbort: nothing may wait on the silent peer any more */
+    const gol_slab *s = &cb->slab;
+    const int on_stream = halo_sampled(cb->halo);
+    cuda_stall_message(msg, sizeof msg, s->rank, s->up, s->down, on_stream, waited, what);
+    if (!cuda_stall_is_local(s->rank, s->up, s->down, on_stream)) halo_abort(cb->halo);
     gol_abort_msg("%s", msg);
 }
 
@@ -240,8 +249,8 @@ static void wait_frames_on(cuda_backend *cb, int b) {
  * opens and closes the NVTX "halo" range of the exchange. */
 static void exchange_halo(cuda_backend *cb, int b) {
     int64_t rows = cb->slab.rows, k = cb->depth; /* k rows each way, one message */
-    halo_post(cb->halo, row_ptr(cb, b, 1), row_ptr(cb, b, rows - k + 1), row_ptr(cb, b, 1 - k),
-              row_ptr(cb, b, rows + 1));
+    halo_post(cb->halo, row_ptr(cb, b, 0), row_ptr(cb, b, rows - k), row_ptr(cb, b, -k),
+              row_ptr(cb, b, rows));
     halo_wait(cb->halo);
 }
 
@@ -255,39 +264,44 @@ static void join_comm(cuda_backend *cb) {
     CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->halo_done, 0));
 }
 
-/* One generation from buffer p into p ^ 1. Capturable when the halo mode is (NCCL, none) and
- * timed is 0. timed brackets the exchange with events, the sample behind halo_s. */
-static void enqueue_step(cuda_backend *cb, int p, int timed) {
-    const uint64_t *src = cb->buf_d[p];
-    uint64_t *dst = cb->buf_d[p ^ 1];
-    fork_comm(cb);
-    launch_life_edges(cb->grid, src, dst, cb->comm);
-    /* queued before a host-side MPI exchange below, so the interior runs during it */
-    launch_life_rows(cb->grid, src, dst, 2, cb->slab.rows, cb->compute);
-    if (timed) CUDA_CHECK(cudaEventRecord(cb->halo_t0, cb->comm));
-    exchange_halo(cb, p ^ 1);
-    if (timed) CUDA_CHECK(cudaEventRecord(cb->halo_t1, cb->comm));
-    join_comm(cb);
-}
-
-/* Slab rows [lo, hi) (0: the first owned row; negative: the halo above) of the generation n
- * after buf_d[p]'s, into buf_d[p ^ 1], on stream s. Rows past a dead boundary are dead at every
- * generation; no pass reads further than 2k rows past the owned ones. */
-static void deep_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cudaStream_t s) {
+/* Rows [lo, hi) of the generation n after buf_d[p]'s, into buf_d[p ^ 1], on stream s. A pass
+ * of one generation runs the one-generation kernel, which reads rows lo - 1 and hi: valid halo
+ * rows, or zero past a dead boundary. A longer pass runs the multi-generation kernel, told that
+ * rows past a dead boundary are dead at every generation; no pass reads further than 2k rows past
+ * the owned ones. */
+static void pass_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cudaStream_t s) {
+    const uint64_t *src = row_ptr(cb, p, 0);
+    uint64_t *dst = row_ptr(cb, p ^ 1, 0);
+    if (n == 1) {
+        launch_life_rows(cb->grid, src, dst, lo, hi, s);
+        return;
+    }
     const int64_t rows = cb->slab.rows, reach = 2 * cb->depth + 1;
     int64_t live_lo = cb->slab.up < 0 ? 0 : -reach;
     int64_t live_hi = cb->slab.down < 0 ? rows : rows + reach;
-    launch_life_deep(cb->grid, row_ptr(cb, p, 1), row_ptr(cb, p ^ 1, 1), lo, hi, n, live_lo,
-                     live_hi, s);
+    launch_life_deep(cb->grid, src, dst, lo, hi, n, live_lo, live_hi, s);
 }
 
-/* Depth k: one pass of n generations (n <= valid, n <= GOL_DEEP_MAX) from buffer p into p ^ 1,
- * valid halo rows a side at its start (core/depth.h's gol_pass). The comm stream computes the
- * edge bands (the halo rows still valid after the pass, and the k owned rows each end sends) and,
- * when the pass ends the cycle (valid == n), exchanges them; the compute stream computes the rows
- * in between meanwhile. Past a dead boundary there is no band: the interior runs to the edge. A
- * slab of fewer than 2k rows is one range on the comm stream. Capturable when the halo mode is
- * and timed is 0; timed brackets the exchange with events. */
+/* The comm stream's rows of a pass: each edge band, from the first row still valid after the
+ * pass to the k rows that end sends; none past a dead boundary, where the interior runs to the
+ * edge. At depth 1 between two neighbours the bands are the first and the last owned row: one
+ * launch of the edge kernel. */
+static void edge_bands(cuda_backend *cb, int p, const gol_pass *ps, gol_rows all) {
+    const int64_t rows = cb->slab.rows, k = cb->depth;
+    const int n = (int)ps->gens;
+    if (k == 1 && !ps->dead_top && !ps->dead_bottom) {
+        launch_life_edges(cb->grid, row_ptr(cb, p, 0), row_ptr(cb, p ^ 1, 0), cb->comm);
+        return;
+    }
+    if (!ps->dead_top) pass_rows(cb, p, all.lo, k, n, cb->comm);
+    if (!ps->dead_bottom) pass_rows(cb, p, rows - k, all.hi, n, cb->comm);
+}
+
+/* One pass of n generations (n <= valid, n <= GOL_DEEP_MAX) from buffer p into p ^ 1, valid halo
+ * rows a side at its start (core/depth.h's gol_pass): the comm stream computes the edge bands
+ * and, when the pass ends the cycle (valid == n), exchanges them; the compute stream computes the
+ * rows in between meanwhile. A slab of fewer than 2k rows is one range on the comm stream.
+ * Capturable when the halo mode is and timed is 0; timed brackets the exchange with events. */
 static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, int timed) {
     const int64_t rows = cb->slab.rows, k = cb->depth;
     const gol_pass ps = {.rows = rows, .valid = valid, .gens = n, .dead_top = cb->slab.up < 0,
@@ -295,13 +309,12 @@ static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, int time
     const gol_rows all = pass_whole_rows(&ps, n);
     fork_comm(cb);
     if (rows >= 2 * k) {
-        if (!ps.dead_top) deep_rows(cb, p, all.lo, k, n, cb->comm);
-        if (!ps.dead_bottom) deep_rows(cb, p, rows - k, all.hi, n, cb->comm);
+        edge_bands(cb, p, &ps, all);
         /* queued before a host-side MPI exchange below, so the interior runs during it */
-        deep_rows(cb, p, ps.dead_top ? all.lo : k, ps.dead_bottom ? all.hi : rows - k, n,
+        pass_rows(cb, p, ps.dead_top ? all.lo : k, ps.dead_bottom ? all.hi : rows - k, n,
                   cb->compute);
     } else {
-        deep_rows(cb, p, all.lo, all.hi, n, cb->comm);
+        pass_rows(cb, p, all.lo, all.hi, n, cb->comm);
     }
     if (valid == n) {
         if (timed) CUDA_CHECK(cudaEventRecord(cb->halo_t0, cb->comm));
@@ -311,16 +324,12 @@ static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, int time
     join_comm(cb);
 }
 
-/* A graph of one step from buffer p: a generation (n == 0, depth 1) or a pass of n generations
- * that ends a cycle with its exchange. */
-static cudaGraphExec_t capture(cuda_backend *cb, int p, int n) {
+/* Depth 1: the graph of the pass from buffer p, exchange included, on the compute stream. */
+static cudaGraphExec_t capture_pass(cuda_backend *cb, int p) {
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CUDA_CHECK(cudaStreamBeginCapture(cb->compute, cudaStreamCaptureModeThreadLocal));
-    if (n == 0)
-        enqueue_step(cb, p, 0);
-    else
-        enqueue_pass(cb, p, n, n, 0);
+    enqueue_pass(cb, p, 1, 1, 0);
     CUDA_CHECK(cudaStreamEndCapture(cb->compute, &graph));
     CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     CUDA_CHECK(cudaGraphDestroy(graph));
@@ -328,25 +337,9 @@ static cudaGraphExec_t capture(cuda_backend *cb, int p, int n) {
     return exec;
 }
 
-/* The pass that ends a cycle with n generations, from buffer p: captured the first time. */
-static cudaGraphExec_t pass_graph(cuda_backend *cb, int p, int n) {
-    cudaGraphExec_t *g = &cb->pass_graph[p][n - 1];
-    if (!*g) *g = capture(cb, p, n);
-    return *g;
-}
-
 /* Generations of a full cycle's last pass: passes of GOL_DEEP_MAX, then the rest. */
 static int cycle_last_pass(const cuda_backend *cb) {
     return (int)((cb->depth - 1) % GOL_DEEP_MAX + 1);
-}
-
-static void capture_graphs(cuda_backend *cb) {
-    for (int p = 0; p < 2; p++) {
-        if (cb->depth == 1)
-            cb->graph[p] = capture(cb, p, 0);
-        else
-            pass_graph(cb, p, cycle_last_pass(cb));
-    }
 }
 
 /* The slab's shape, for the launchers. */
@@ -422,23 +415,20 @@ static void alloc_slabs(cuda_backend *cb) {
 }
 
 static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
-    /* Host MPI calls cannot live in a graph, so graphs are for capturable modes only. */
-    cb->use_graphs = !cfg->no_graphs && halo_capturable(cb->halo);
     if (!halo_capturable(cb->halo) && !halo_sampled(cb->halo)) return;
     /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture
      * or a timed region. Both parities, twice, on the all-dead grid. */
-    for (int i = 0; i < 4; i++) {
-        if (cb->depth == 1)
-            enqueue_step(cb, i & 1, 0);
-        else
-            enqueue_pass(cb, i & 1, cycle_last_pass(cb), cycle_last_pass(cb), 0);
-    }
+    for (int i = 0; i < 4; i++)
+        enqueue_pass(cb, i & 1, cycle_last_pass(cb), cycle_last_pass(cb), 0);
     wait_stream(cb, cb->compute, "the warm-up exchanges");
     /* a rule with B0 makes cells out of nothing: start load from clean buffers anyway */
     int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++)
         CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, (size_t)bytes, cb->compute));
-    if (cb->use_graphs) capture_graphs(cb);
+    /* Host MPI calls cannot live in a graph, so graphs are for capturable modes only. Both
+     * parities on every rank, in the same order: the collective captures NCCL pairs. */
+    if (!cfg->no_graphs && halo_capturable(cb->halo) && cb->depth == 1)
+        for (int p = 0; p < 2; p++) cb->pass_graph[p] = capture_pass(cb, p);
     wait_stream(cb, cb->compute, "the graph capture");
 }
 
@@ -472,15 +462,14 @@ static void finish_load(cuda_backend *cb, const char *what) {
     exchange_halo(cb, cb->cur);
     join_comm(cb);
     wait_stream(cb, cb->compute, what);
-    cb->since_load = 0; /* the halo samples count from here, alike on every rank */
-    cb->exchanges_since_load = 0;
+    cb->exchanges_since_load = 0; /* the halo samples count from here, alike on every rank */
     cb->valid = cb->depth; /* a full cycle before the next exchange */
 }
 
 static void cuda_load(void *impl, const uint64_t *rows_h) {
     cuda_backend *cb = impl;
     wait_frames_on(cb, cb->cur);
-    CUDA_CHECK(cudaMemcpyAsync(row_ptr(cb, cb->cur, 1), rows_h,
+    CUDA_CHECK(cudaMemcpyAsync(row_ptr(cb, cb->cur, 0), rows_h,
                                (size_t)cb->slab.rows * cb->row_bytes, cudaMemcpyHostToDevice,
                                cb->compute));
     finish_load(cb, "loading the grid");
@@ -492,13 +481,13 @@ static void cuda_init_random(void *impl, uint64_t seed, double density) {
     cuda_backend *cb = impl;
     wait_frames_on(cb, cb->cur);
     launch_init_random(init_run_key(seed), init_threshold(density), cb->slab.row0, cb->slab.rows,
-                       cb->slab.width, cb->row_words, row_ptr(cb, cb->cur, 1), cb->compute);
+                       cb->slab.width, cb->row_words, row_ptr(cb, cb->cur, 0), cb->compute);
     finish_load(cb, "the random start");
 }
 
 static void cuda_store(void *impl, uint64_t *rows_h) {
     cuda_backend *cb = impl;
-    CUDA_CHECK(cudaMemcpyAsync(rows_h, row_ptr(cb, cb->cur, 1),
+    CUDA_CHECK(cudaMemcpyAsync(rows_h, row_ptr(cb, cb->cur, 0),
                                (size_t)cb->slab.rows * cb->row_bytes, cudaMemcpyDeviceToHost,
                                cb->compute));
     wait_stream(cb, cb->compute, "storing the grid");
@@ -520,75 +509,40 @@ static void bound_in_flight(cuda_backend *cb) {
     cb->marks_recorded++;
 }
 
-/* Depth 1: a generation at a time, from the graph of its parity (but the timed samples). */
-static void advance_steps(cuda_backend *cb, int64_t generations) {
-    for (int64_t g = 0; g < generations; g++) {
-        wait_frames_on(cb, cb->cur ^ 1);
-        int sample = halo_sampled(cb->halo) && cuda_halo_sample_due(cb->since_load);
-        if (sample) harvest_halo_sample(cb, 1); /* long done: the marks bound what is queued */
-        if (cb->use_graphs && !sample)
-            CUDA_CHECK(cudaGraphLaunch(cb->graph[cb->cur], cb->compute));
-        else
-            enqueue_step(cb, cb->cur, sample);
-        cb->sample_pending |= sample;
-        cb->cur ^= 1;
-        cb->since_load++;
-        cb->generations++;
-        cb->exchanges++;
-        bound_in_flight(cb);
-    }
-}
-
-/* Depth k: passes of up to GOL_DEEP_MAX generations, cut where the call ends and where the cycle
- * does, so the exchanges fall every k generations from the load, and the timed ones every
- * CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges, whatever the calls' cuts. A pass that
- * ends a cycle runs from its graph (but the timed ones); the others hold no exchange and run
- * eagerly. */
-static void advance_passes(cuda_backend *cb, int64_t generations) {
+/* The one advance loop, at every depth: passes of up to GOL_DEEP_MAX generations, cut where the
+ * call ends and where the cycle does, so the exchanges fall every k generations from the load,
+ * and the timed ones every CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges, whatever the
+ * calls' cuts. No synchronisation at the end: the next call, a frame or the
+ * population queues behind it, and the host waits only where it needs a result. The GPU time of
+ * the call is timed with events (compute_s). */
+static void cuda_advance(void *impl, int64_t generations) {
+    cuda_backend *cb = impl;
+    if (generations <= 0) return;
+    int t = timer_begin(cb, &cb->atimer, cb->compute);
     while (generations > 0) {
         int64_t n = generations < cb->valid ? generations : cb->valid;
         if (n > GOL_DEEP_MAX) n = GOL_DEEP_MAX;
         wait_frames_on(cb, cb->cur ^ 1);
-        if (n == cb->valid) {
-            int sample = halo_sampled(cb->halo) &&
-                         cuda_halo_sample_due(cb->exchanges_since_load * cb->depth);
-            if (sample) harvest_halo_sample(cb, 1);
-            if (cb->use_graphs && !sample)
-                CUDA_CHECK(cudaGraphLaunch(pass_graph(cb, cb->cur, (int)n), cb->compute));
-            else
-                enqueue_pass(cb, cb->cur, (int)n, n, sample);
-            cb->sample_pending |= sample;
-            cb->exchanges++;
-            cb->exchanges_since_load++;
-            cb->valid = cb->depth;
-        } else {
-            enqueue_pass(cb, cb->cur, (int)n, cb->valid, 0);
-            cb->valid -= n;
-        }
+        const int ends = n == cb->valid; /* the pass ends the cycle with its exchange */
+        const int sample = ends && halo_sampled(cb->halo) &&
+                           cuda_halo_sample_due(cb->exchanges_since_load * cb->depth);
+        if (sample) harvest_halo_sample(cb, 1); /* long done: the marks bound what is queued */
+        if (cb->pass_graph[cb->cur] && !sample) /* depth 1: n == valid == 1 */
+            CUDA_CHECK(cudaGraphLaunch(cb->pass_graph[cb->cur], cb->compute));
+        else
+            enqueue_pass(cb, cb->cur, (int)n, cb->valid, sample);
+        cb->sample_pending |= sample;
+        cb->exchanges += ends;
+        cb->exchanges_since_load += ends;
+        cb->valid = ends ? cb->depth : cb->valid - n;
         cb->cur ^= 1;
-        cb->since_load += n;
-        cb->generations += n;
         generations -= n;
         for (int64_t i = 0; i < n; i++) bound_in_flight(cb);
     }
+    timer_end(&cb->atimer, t, cb->compute);
 }
 
-/* No synchronisation at the end: the next call, a frame or the population queues behind it, and
- * the host waits only where it needs a result. The GPU time of the call is timed with events
- * (compute_s). Which generations run eagerly (the halo sample) depends only on the count since
- * the load, never on how the calls are cut, so every rank runs the same ones from the graph. */
-static void cuda_advance(void *impl, int64_t generations) {
-    cuda_backend *cb = impl;
-    if (generations <= 0) return;
-    int k = timer_begin(cb, &cb->atimer, cb->compute);
-    if (cb->depth == 1)
-        advance_steps(cb, generations);
-    else
-        advance_passes(cb, generations);
-    timer_end(&cb->atimer, k, cb->compute);
-}
-
-/* Slot s's staging buffer for frames of `bytes` (none for packed frames). */
+/* Slot s's staging buffer for frames of `bytes`. */
 static void ensure_stage(cuda_backend *cb, int slot, int64_t bytes) {
     if (bytes <= cb->stage_bytes[slot]) return;
     /* a larger frame format than before: the slot's copy stream no longer reads the old one */
@@ -608,22 +562,19 @@ static void cuda_frame_begin(void *impl, int slot, gol_frame_format fmt, void *d
     CUDA_CHECK(cudaEventRecord(cb->gen_done, cb->compute));
     CUDA_CHECK(cudaStreamWaitEvent(s, cb->gen_done, 0));
     int k = timer_begin(cb, &cb->ftimer[slot], s);
-    const uint64_t *src = row_ptr(cb, cb->cur, 1);
+    const uint64_t *src = row_ptr(cb, cb->cur, 0);
     size_t frame_row = (size_t)frame_row_bytes(width, fmt);
-    if (fmt == GOL_FRAME_PACKED) {
-        /* little-endian: a grid row's first ceil(width/8) bytes are its packed-lsb frame row, so
-         * one 2-D copy takes the frame straight to pinned memory, with no staging */
-        CUDA_CHECK(cudaMemcpy2DAsync(dst_h, frame_row, src, cb->row_bytes, frame_row, (size_t)rows,
-                                     cudaMemcpyDeviceToHost, s));
-        CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
-    } else {
+    /* The frame in the slot first, on the device (a pass or so of memory traffic): then the grid
+     * buffer is free again (frame_read), and the compute stream never waits for the copy to the
+     * host, which reads only the slot. */
+    if (fmt == GOL_FRAME_PACKED) /* little-endian: a grid row begins with its packed frame row */
+        CUDA_CHECK(cudaMemcpy2DAsync(cb->stage_d[slot], frame_row, src, cb->row_bytes, frame_row,
+                                     (size_t)rows, cudaMemcpyDeviceToDevice, s));
+    else
         launch_unpack_u8(src, cb->stage_d[slot], rows, cb->row_words, width, s);
-        /* The grid buffer is free again once the slot's own copy exists; the D2H reads only
-         * that. */
-        CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
-        CUDA_CHECK(cudaMemcpyAsync(dst_h, cb->stage_d[slot], (size_t)rows * frame_row,
-                                   cudaMemcpyDeviceToHost, s));
-    }
+    CUDA_CHECK(cudaEventRecord(cb->frame_read[slot], s));
+    CUDA_CHECK(cudaMemcpyAsync(dst_h, cb->stage_d[slot], (size_t)rows * frame_row,
+                               cudaMemcpyDeviceToHost, s));
     cb->frame_pending[slot][cb->cur] = 1;
     timer_end(&cb->ftimer[slot], k, s);
     trace_pop();
@@ -651,7 +602,7 @@ static void cuda_host_free(void *impl, void *p) {
 static int64_t cuda_population(void *impl) {
     cuda_backend *cb = impl;
     CUDA_CHECK(cudaMemsetAsync(cb->pop_d, 0, sizeof *cb->pop_d, cb->compute));
-    launch_popcount(row_ptr(cb, cb->cur, 1), cb->slab.rows * cb->row_words, cb->pop_d,
+    launch_popcount(row_ptr(cb, cb->cur, 0), cb->slab.rows * cb->row_words, cb->pop_d,
                     cb->compute);
     CUDA_CHECK(cudaMemcpyAsync(cb->pop_h, cb->pop_d, sizeof *cb->pop_d, cudaMemcpyDeviceToHost,
                                cb->compute));
@@ -685,11 +636,8 @@ static void cuda_destroy(void *impl) {
     wait_stream(cb, cb->compute, "the last generations");
     wait_stream(cb, cb->comm, "the last exchange");
     for (int s = 0; s < 2; s++) wait_stream(cb, cb->copy[s], "the last frames");
-    for (int p = 0; p < 2; p++) {
-        if (cb->graph[p]) CUDA_CHECK(cudaGraphExecDestroy(cb->graph[p]));
-        for (int n = 0; n < GOL_DEEP_MAX; n++)
-            if (cb->pass_graph[p][n]) CUDA_CHECK(cudaGraphExecDestroy(cb->pass_graph[p][n]));
-    }
+    for (int p = 0; p < 2; p++)
+        if (cb->pass_graph[p]) CUDA_CHECK(cudaGraphExecDestroy(cb->pass_graph[p]));
     halo_destroy(cb->halo);
     int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++) dev_free(cb, cb->buf_d[b], bytes);

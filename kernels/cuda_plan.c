@@ -2,12 +2,14 @@
 
 #include <stdio.h>
 
+#include "halo/halo.h"
+
 int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords) {
     return (rows + 2 * depth) * nwords * (int64_t)sizeof(uint64_t);
 }
 
 int64_t cuda_frame_stage_bytes(int64_t rows, int64_t width, gol_frame_format fmt) {
-    return fmt == GOL_FRAME_PACKED ? 0 : rows * width;
+    return rows * frame_row_bytes(width, fmt);
 }
 
 void cuda_account_alloc(cuda_mem_account *a, int64_t bytes) {
@@ -36,22 +38,13 @@ int cuda_halo_sample_due(int64_t since_load) {
     return since_load >= 0 && since_load % CUDA_HALO_SAMPLE_EVERY == 0;
 }
 
-/* "rank 3 (above) or rank 5 (below)", "rank 3 (above and below)", "rank 5 (below)" */
-static void name_neighbours(char *buf, size_t len, int up, int down) {
-    if (up >= 0 && down >= 0 && up != down)
-        snprintf(buf, len, "rank %d (above) or rank %d (below)", up, down);
-    else if (up >= 0 && up == down)
-        snprintf(buf, len, "rank %d (above and below)", up);
-    else if (up >= 0)
-        snprintf(buf, len, "rank %d (above)", up);
-    else
-        snprintf(buf, len, "rank %d (below)", down);
+int cuda_stall_is_local(int rank, int up, int down, int exchange_on_stream) {
+    return !exchange_on_stream || ((up < 0 || up == rank) && (down < 0 || down == rank));
 }
 
 void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int exchange_on_stream,
                         double waited_s, const char *what) {
-    int self = (up < 0 || up == rank) && (down < 0 || down == rank);
-    if (!exchange_on_stream || self) {
+    if (cuda_stall_is_local(rank, up, down, exchange_on_stream)) {
         snprintf(buf, len,
                  "the GPU made no progress for %.0f s (--timeout) while waiting for %s; no "
                  "neighbour is involved, so this rank's GPU itself stopped; aborting every rank",
@@ -59,7 +52,7 @@ void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int e
         return;
     }
     char who[96];
-    name_neighbours(who, sizeof who, up, down);
+    halo_name_neighbours(who, sizeof who, up, down);
     snprintf(buf, len,
              "the halo exchange made no progress for %.0f s (--timeout) while waiting for %s: "
              "neighbour %s stopped answering (NCCL cannot tell which); aborting every rank",

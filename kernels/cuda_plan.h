@@ -15,10 +15,11 @@
  * depth of core/depth.h) of nwords words. */
 int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords);
 
-/* Device bytes of one frame staging slot. u8 frames are unpacked on the device into rows x width
- * bytes, then copied to pinned memory; packed frames are copied straight from the grid buffer to
- * pinned memory with one 2-D copy (the grid row's first ceil(width/8) bytes are the frame row), so
- * they need no staging at all: 0. */
+/* Device bytes of one frame staging slot: rows frame rows (core/config.h's frame_row_bytes). A
+ * frame is first made on the device in its slot, u8 frames unpacked there, packed ones copied
+ * there with one 2-D device copy (the grid row's first ceil(width/8) bytes are the frame row), so
+ * the grid buffer is free again after that fast copy; the slow copy to pinned host memory then
+ * reads only the slot. */
 int64_t cuda_frame_stage_bytes(int64_t rows, int64_t width, gol_frame_format fmt);
 
 /* Everything the backend has cudaMalloc'ed: every allocation and free goes through it. */
@@ -60,6 +61,12 @@ int64_t cuda_mark_to_wait(int64_t m);
  * graph: NCCL never sees an eager exchange on one side and a captured one on the other. */
 enum { CUDA_HALO_SAMPLE_EVERY = 1024 };
 int cuda_halo_sample_due(int64_t since_load);
+
+/* 1 when a stall of this rank's GPU involves no neighbour: the exchange is not in the GPU's
+ * stream order (exchange_on_stream 0: host MPI), or the only neighbour is this rank itself (one
+ * rank on a torus) or there is none. Then the watchdog tears no communicator down: NCCL's abort
+ * frees memory and synchronises streams, and on a GPU that stopped it can block forever. */
+int cuda_stall_is_local(int rank, int up, int down, int exchange_on_stream);
 
 /* The watchdog's message, when the GPU made no progress for waited_s seconds (--timeout) while the
  * host waited for `what`. exchange_on_stream: the halo exchange runs in the GPU's stream order

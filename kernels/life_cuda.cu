@@ -165,14 +165,14 @@ GOL_HD inline void interior_body(const thread_ix &ix, const gol_cuda_grid &g,
     }
 }
 
-/* Edge thread t of nthreads: word t % nwords of row 1 (t < nwords) or of row rows. */
+/* Edge thread t of nthreads: word t % nwords of row 0 (t < nwords) or of row rows - 1. */
 GOL_HD inline void edge_body(const thread_ix &ix, const gol_cuda_grid &g,
                              const uint64_t *__restrict__ src, uint64_t *__restrict__ dst,
                              int64_t nthreads) {
     int64_t t = global_x(ix);
     if (t >= nthreads) return;
     const int64_t nw = g.nwords;
-    int64_t row = t < nw ? 1 : g.rows;
+    int64_t row = t < nw ? 0 : g.rows - 1;
     int64_t j = t < nw ? t : t - nw;
     const uint64_t *r = src + row * nw;
     dst[row * nw + j] = gol_row_word(r - nw, r, r + nw, j, nw, g.width, g.torus, g.rule);
@@ -490,7 +490,7 @@ __global__ void __launch_bounds__(kPopBlock)
 
 launch_geom edges_geometry(const gol_cuda_grid &g) {
     launch_geom geo;
-    geo.n = (g.rows == 1 ? 1 : 2) * g.nwords; /* rows 1 and rows, or the one row */
+    geo.n = (g.rows == 1 ? 1 : 2) * g.nwords; /* rows 0 and rows - 1, or the one row */
     geo.block = dim3(kBlockWords);
     geo.grid = dim3(blocks_for(geo.n, kBlockWords));
     return geo;

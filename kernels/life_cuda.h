@@ -1,8 +1,10 @@
 /* The only door from host C into the CUDA kernels. Every launcher enqueues on the given stream
  * and checks the launch (cudaGetLastError) before it returns; none of them synchronises.
  *
- * Slab layout on the device: (rows + 2) rows of nwords 64-bit words, row 0 the top halo,
- * rows 1..rows the owned rows, row rows+1 the bottom halo. Row numbers below are slab rows. */
+ * Row numbering, the same as core/depth.h's and the CPU backend's: every launcher takes src_d and
+ * dst_d pointing at row 0, the first owned row, of a slab of g.rows owned rows of g.nwords 64-bit
+ * words; the halo above is rows -k..-1, the halo below rows g.rows..g.rows+k-1 (k: the halo
+ * depth), so row numbers may be negative. */
 #ifndef GOLMPI_LIFE_CUDA_H
 #define GOLMPI_LIFE_CUDA_H
 
@@ -24,12 +26,14 @@ typedef struct gol_cuda_grid {
     gol_rule rule;
 } gol_cuda_grid;
 
-/* Next generation of slab rows 1 and g.rows (one row when rows == 1) from src_d into dst_d. The
+/* Next generation of rows 0 and g.rows - 1 (one row when g.rows == 1) from src_d into dst_d: a
+ * one-generation pass's two edge bands in one launch (rows -1 and g.rows must be valid). The
  * row-end branches are cheap here: only two rows. */
 void launch_life_edges(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, cudaStream_t s);
 
-/* Next generation of slab rows [row_begin, row_end) from src_d into dst_d; the rows above and
- * below the range must be valid in src_d. An empty range launches nothing. */
+/* Next generation of rows [row_begin, row_end) from src_d into dst_d: the kernel of a
+ * one-generation pass. Rows row_begin - 1 and row_end must be valid in src_d (or dead: zero). An
+ * empty range launches nothing. */
 void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
                       int64_t row_end, cudaStream_t s);
 
@@ -38,9 +42,9 @@ void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, i
  * several launches, each 0.25/gens byte of global traffic per cell update. */
 #define GOL_DEEP_MAX 8
 
-/* gens generations (1..GOL_DEEP_MAX) in one pass over global memory: slab rows
- * [row_begin, row_end) of the generation gens after src_d's into dst_d. Here src_d and dst_d
- * point at slab row 0, the first owned row, and rows may be negative (the halo above). Reads src
+/* gens generations (1..GOL_DEEP_MAX) in one pass over global memory: rows [row_begin, row_end)
+ * of the generation gens after src_d's into dst_d (the backend runs passes of 2 or more
+ * generations here, a pass of one on launch_life_rows and launch_life_edges). Reads src
  * rows [row_begin - gens, row_end + gens) that lie in [live_begin, live_end); rows outside that
  * range are dead at every generation (past a dead boundary), whatever src holds there. Writes dst
  * rows [row_begin, row_end) and nothing else; src_d != dst_d. An empty range launches nothing. */

@@ -4,7 +4,7 @@
  * looks the count up in the B/S masks; nothing here calls the rule code of core/ or kernels/, so
  * a mistake there cannot cancel out.
  *
- * A slab is rows owned rows between a top and a bottom halo row (life_cuda.h). Its halo rows are
+ * A slab is rows owned rows between a top and a bottom halo row. Its halo rows are
  * the other edge of the grid (a whole torus), dead rows (a whole grid with a dead boundary) or
  * random rows (a slab between two others); its columns wrap or are dead. */
 #ifndef GOLMPI_TESTS_KERNEL_CHECK_H
@@ -21,10 +21,12 @@
 #include "kernels/life_cuda.h"
 #include "tests/xorshift.h"
 
-/* One generation of slab rows 1..rows into next (edge kernel, then the interior kernel on rows
- * 2..rows-1, as the backend runs them), the owned rows of src unpacked into u8 (rows x width) and
- * their live cells added to *pop. Host buffers; next and u8 come in poisoned, and what the
- * kernels do not write must come back as it was. */
+/* One generation of the owned rows into next (the edge kernel on the first and last owned rows,
+ * the interior kernel on the rows between, as the backend runs a one-generation pass), the owned
+ * rows of src unpacked into u8 (rows x width) and their live cells added to *pop. Host buffers of
+ * rows + 2 rows from the top halo row (the launchers take them from the next row, the first
+ * owned); next and u8 come in poisoned, and what the kernels do not write must come back as it
+ * was. */
 typedef void (*kernel_runner)(gol_cuda_grid g, const uint64_t *src, uint64_t *next, uint8_t *u8,
                               unsigned long long *pop);
 

@@ -8,8 +8,9 @@
 
 static void run_emulated(gol_cuda_grid g, const uint64_t *src, uint64_t *next, uint8_t *u8,
                          unsigned long long *pop) {
-    emulate_life_edges(g, src, next);
-    emulate_life_rows(g, src, next, 2, g.rows);
+    /* the launchers number rows from the first owned row: one past the top halo row */
+    emulate_life_edges(g, src + g.nwords, next + g.nwords);
+    emulate_life_rows(g, src + g.nwords, next + g.nwords, 1, g.rows - 1);
     emulate_unpack_u8(src + g.nwords, u8, g.rows, g.nwords, g.width);
     emulate_popcount(src + g.nwords, g.rows * g.nwords, pop);
 }

@@ -27,8 +27,9 @@ static void run_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *next, uin
     CUDA_CHECK(cudaMemcpy(pop_d, pop, sizeof *pop, cudaMemcpyHostToDevice));
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreate(&s));
-    launch_life_edges(g, src_d, next_d, s);
-    launch_life_rows(g, src_d, next_d, 2, g.rows, s);
+    /* the launchers number rows from the first owned row: one past the top halo row */
+    launch_life_edges(g, src_d + g.nwords, next_d + g.nwords, s);
+    launch_life_rows(g, src_d + g.nwords, next_d + g.nwords, 1, g.rows - 1, s);
     launch_unpack_u8(src_d + g.nwords, u8_d, g.rows, g.nwords, g.width, s);
     launch_popcount(src_d + g.nwords, g.rows * g.nwords, pop_d, s);
     CUDA_CHECK(cudaStreamSynchronize(s));

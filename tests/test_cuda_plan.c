@@ -1,5 +1,5 @@
 /* The CUDA backend's plan (kernels/cuda_plan.h), on the host: what it allocates for frames (u8
- * staging of rows x width bytes, none for packed), its byte account, the bound on generations in
+ * staging of rows frame rows: rows x width bytes for u8, rows x ceil(width / 8) for packed), its byte account, the bound on generations in
  * flight, the generations it runs eagerly to time the exchange (the same on every rank however
  * the advance calls are cut), and the watchdog's message. No GPU needed. */
 #include <stdlib.h>
@@ -9,21 +9,21 @@
 #include "tests/expect.h"
 
 static void test_frame_staging(void) {
-    /* a 65536^2 grid on one GPU: 4 GiB of u8 staging per slot, none for packed */
+    /* a 65536^2 grid on one GPU: 4 GiB of u8 staging per slot, 512 MiB for packed */
     int64_t rows = 65536, width = 65536, nwords = width / 64;
     EXPECT_EQ(cuda_frame_stage_bytes(rows, width, GOL_FRAME_U8), rows * width, "u8 %lldx%lld",
               (long long)rows, (long long)width);
-    EXPECT_EQ(cuda_frame_stage_bytes(rows, width, GOL_FRAME_PACKED), 0, "packed");
+    EXPECT_EQ(cuda_frame_stage_bytes(rows, width, GOL_FRAME_PACKED), rows * width / 8, "packed");
     EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_U8), 37 * 131, "u8 37x131");
-    EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_PACKED), 0, "packed 37x131");
+    EXPECT_EQ(cuda_frame_stage_bytes(37, 131, GOL_FRAME_PACKED), 37 * 17, "packed 37x131");
 
     int64_t slab = (rows + 2) * nwords * 8;
     EXPECT_EQ(cuda_slab_bytes(rows, 1, nwords), slab, "grid buffer");
     EXPECT_EQ(cuda_slab_bytes(rows, 16, nwords), (rows + 32) * nwords * 8, "depth 16");
     int64_t base = 2 * slab + 8; /* two grid buffers and the population counter */
     EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_U8, 0), base, "no frames");
-    EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_PACKED, 1), base,
-              "packed frames add nothing on the device");
+    EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_PACKED, 1),
+              base + 2 * rows * width / 8, "packed frames: two slots of rows x width / 8");
     EXPECT_EQ(cuda_device_bytes(rows, 1, nwords, width, GOL_FRAME_U8, 1), base + 2 * rows * width,
               "u8 frames: two slots of rows x width");
 }
@@ -107,6 +107,13 @@ static void test_stall_message(void) {
     EXPECT(strstr(buf, "no neighbour") && !strstr(buf, "rank 0"), "self-exchange: %s", buf);
     cuda_stall_message(buf, sizeof buf, 1, 0, 2, 0, 5.0, "x");
     EXPECT(strstr(buf, "no neighbour"), "exchange on the host (MPI): %s", buf);
+    /* local: the watchdog leaves NCCL alone; with a neighbour on the stream it aborts NCCL */
+    EXPECT(cuda_stall_is_local(0, 0, 0, 1), "one rank on a torus is local");
+    EXPECT(cuda_stall_is_local(0, -1, -1, 1), "no neighbour is local");
+    EXPECT(cuda_stall_is_local(1, 0, 2, 0), "an exchange on the host is local");
+    EXPECT(!cuda_stall_is_local(1, 0, 2, 1), "two neighbours on the stream");
+    EXPECT(!cuda_stall_is_local(0, -1, 1, 1), "one neighbour below on the stream");
+    EXPECT(!cuda_stall_is_local(0, 1, 1, 1), "two ranks on a torus");
 }
 
 int main(void) {
