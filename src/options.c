@@ -135,6 +135,10 @@ static const gol_option table[] = {
     {.name = "stats", .metavar = "FILE.json", .group = "Output",
      .help = "write the run's figures as JSON",
      .apply = apply_path, FIELD(stats)},
+    {.name = "profile", .group = "Output",
+     .help = "a line per chunk as it is written: its generations, and\n"
+             "each stage's time, the slowest rank's (also in --stats)",
+     .apply = apply_flag, FIELD(profile)},
     /* -q has always worked but was never in --help; it stays that way */
     {.name = "quiet", .short_name = 'q', .short_name_unlisted = true, .group = "Output",
      .help = "no progress line and no summary",

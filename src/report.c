@@ -201,6 +201,7 @@ static void write_stats(const report_ctx *c) {
     json_spread(root, c);
     json_provenance(root, c);
     json_population(root, c);
+    chunk_table_json(root, &c->res->chunks);
     char *text = cJSON_Print(root);
     SYS_CHECK(text != NULL, "cJSON_Print(--stats)");
     FILE *f = fopen(c->cfg->stats, "w");

@@ -8,6 +8,7 @@
 
 #include "io/output.h"
 #include "kernels/backend.h"
+#include "src/chunk_log.h"
 #include "src/setup.h"
 
 typedef struct gol_run_result {
@@ -19,6 +20,7 @@ typedef struct gol_run_result {
     int64_t population; /* all ranks, at the last generation */
     gol_backend_times times;
     gol_output_stats output;
+    gol_chunk_table chunks; /* rank 0 with --stats: each chunk's figures (chunk_table_free) */
 } gol_run_result;
 
 /* A signal handler (SIGTERM, SIGINT, SIGUSR1): it only sets a flag. At the next piece boundary
