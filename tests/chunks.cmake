@@ -5,3 +5,12 @@ foreach(case sums slow)
     COMMAND ${GOLMPI_TEST_DIR}/test_chunks.py --mpiexec "${GOLMPI_MPIEXEC_LINE}"
             --golmpi $<TARGET_FILE:golmpi> ${case})
 endforeach()
+# bench/plot_chunks.py's PNG, with a Python that has matplotlib (skipped, 77, without one).
+golmpi_python_with(GOLMPI_CHUNKS_PLOT_PYTHON "matplotlib")
+if(GOLMPI_CHUNKS_PLOT_PYTHON)
+  golmpi_test(chunks_plot PYTHON ONE_THREAD TIMEOUT 120
+    COMMAND ${GOLMPI_TEST_DIR}/test_chunks.py --mpiexec "${GOLMPI_MPIEXEC_LINE}"
+            --golmpi $<TARGET_FILE:golmpi> --plot-python ${GOLMPI_CHUNKS_PLOT_PYTHON} plot)
+else()
+  golmpi_test(chunks_plot SKIP COMMAND sh -c "echo 'SKIP: no Python with matplotlib'; exit 77")
+endif()

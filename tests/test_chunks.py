@@ -8,6 +8,8 @@ sums:   runs with frames, on 1 and 2 ranks, write --stats with a "chunks" list: 
 slow:   GOLMPI_DEBUG_WRITE_DELAY=2:1.5 writes chunk 2 1.5 s slower (as a slow disk would): the
         writer's time shows on chunk 2, and the wait for a free slot on chunk 4, the chunk that
         needs chunk 2's slot, and on no chunk before it.
+plot:   bench/plot_chunks.py (--plot-python: a Python with matplotlib) draws a PNG of the "sums"
+        run's chunks and prints their table, whose sum row is the --stats totals.
 
 Usage: test_chunks.py --mpiexec "mpiexec ... -n" --golmpi build/golmpi {sums|slow}
 About 5 s each on an idle machine; everything goes into a temporary directory, removed also on
@@ -127,14 +129,34 @@ def case_slow(args, tmp):
     print(f"ok: write by chunk {[round(x, 3) for x in write]}, wait {[round(x, 3) for x in wait]}")
 
 
+def case_plot(args, tmp):
+    d, _ = run(args, 1, tmp)
+    png = os.path.join(tmp, "chunks.png")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench",
+                          "plot_chunks.py")
+    r = subprocess.run([args.plot_python, script, os.path.join(tmp, "stats1.json"), "-o", png],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        fail(f"plot_chunks.py exited {r.returncode}\n{r.stdout}\n{r.stderr}")
+    with open(png, "rb") as f:
+        if f.read(8) != b"\x89PNG\r\n\x1a\n":
+            fail(f"{png} is not a PNG")
+    sums = [l for l in r.stdout.splitlines() if l.split()[:1] == ["sum"]]
+    want = [d[k] for k in ("compute_s", "halo_s", "frame_s", "io_wait_s", "io_write_s")]
+    if len(sums) != 1 or any(abs(float(x) - w) > 6e-6 for x, w in zip(sums[0].split()[1:], want)):
+        fail(f"the table's sum row {sums} is not the totals {want}")
+    print(f"ok: {png} drawn, {len(d['chunks'])} chunks, sums {sums[0]}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--mpiexec", required=True)
     p.add_argument("--golmpi", required=True)
-    p.add_argument("case", choices=("sums", "slow"))
+    p.add_argument("--plot-python", default=sys.executable)
+    p.add_argument("case", choices=("sums", "slow", "plot"))
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="golmpi-chunks-") as tmp:
-        {"sums": case_sums, "slow": case_slow}[args.case](args, tmp)
+        {"sums": case_sums, "slow": case_slow, "plot": case_plot}[args.case](args, tmp)
 
 
 if __name__ == "__main__":
