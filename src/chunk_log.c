@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/check.h"
 
@@ -51,7 +52,19 @@ void chunk_log_backend(gol_chunk_log *log, int64_t chunk, gol_backend_times t) {
     v[CHUNK_FRAME] = t.frame_s;
 }
 
-/* Chunks [0, n): maxima with their ranks, and means, into rank 0's rows (NULL elsewhere). */
+/* Waits for both requests, sleeping between tests: a blocking MPI wait spins (Open MPI), and on
+ * the writer thread it would take a core from the generations while a slower rank catches up. */
+static void wait_sleeping(MPI_Request req[2]) {
+    for (;;) {
+        int done = 0;
+        MPI_CHECK(MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE));
+        if (done) return;
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Chunks [first, first + n): maxima with their ranks, and means, into rank 0's rows (NULL elsewhere). */
 static void reduce_rows(gol_chunk_log *log, int64_t first, int64_t n, gol_chunk_row *rows) {
     int64_t m = n * CHUNK_STAGES;
     double_int *pair = gol_xmalloc((size_t)m * sizeof *pair);
@@ -62,10 +75,12 @@ static void reduce_rows(gol_chunk_log *log, int64_t first, int64_t n, gol_chunk_
             sum[c * CHUNK_STAGES + i] = log->mine[first + c].v[i];
         }
     int root = log->rank == 0;
-    MPI_CHECK(MPI_Reduce(root ? MPI_IN_PLACE : pair, pair, (int)m, MPI_DOUBLE_INT, MPI_MAXLOC, 0,
-                         log->comm));
-    MPI_CHECK(MPI_Reduce(root ? MPI_IN_PLACE : sum, sum, (int)m, MPI_DOUBLE, MPI_SUM, 0,
-                         log->comm));
+    MPI_Request req[2];
+    MPI_CHECK(MPI_Ireduce(root ? MPI_IN_PLACE : pair, pair, (int)m, MPI_DOUBLE_INT, MPI_MAXLOC, 0,
+                          log->comm, &req[0]));
+    MPI_CHECK(MPI_Ireduce(root ? MPI_IN_PLACE : sum, sum, (int)m, MPI_DOUBLE, MPI_SUM, 0,
+                          log->comm, &req[1]));
+    wait_sleeping(req);
     for (int64_t c = 0; root && c < n; c++) {
         const gol_schedule *s = log->sched;
         gol_chunk_row *r = &rows[c];
