@@ -41,9 +41,7 @@ gol_chunk_log *chunk_log_open(const gol_schedule *sched, bool profile, MPI_Comm 
     return log;
 }
 
-void chunk_log_begin(gol_chunk_log *log, int64_t chunk, int64_t g) {
-    log->mine[chunk].g_from = g;
-}
+void chunk_log_begin(gol_chunk_log *log, int64_t chunk, int64_t g) { log->mine[chunk].g_from = g; }
 
 void chunk_log_backend(gol_chunk_log *log, int64_t chunk, gol_backend_times t) {
     double *v = log->mine[chunk].v;
@@ -64,7 +62,8 @@ static void wait_sleeping(MPI_Request req[2]) {
     }
 }
 
-/* Chunks [first, first + n): maxima with their ranks, and means, into rank 0's rows (NULL elsewhere). */
+/* Chunks [first, first + n): maxima with their ranks, and means, into rank 0's rows (NULL
+ * elsewhere). */
 static void reduce_rows(gol_chunk_log *log, int64_t first, int64_t n, gol_chunk_row *rows) {
     int64_t m = n * CHUNK_STAGES;
     double_int *pair = gol_xmalloc((size_t)m * sizeof *pair);
@@ -78,8 +77,8 @@ static void reduce_rows(gol_chunk_log *log, int64_t first, int64_t n, gol_chunk_
     MPI_Request req[2];
     MPI_CHECK(MPI_Ireduce(root ? MPI_IN_PLACE : pair, pair, (int)m, MPI_DOUBLE_INT, MPI_MAXLOC, 0,
                           log->comm, &req[0]));
-    MPI_CHECK(MPI_Ireduce(root ? MPI_IN_PLACE : sum, sum, (int)m, MPI_DOUBLE, MPI_SUM, 0,
-                          log->comm, &req[1]));
+    MPI_CHECK(MPI_Ireduce(root ? MPI_IN_PLACE : sum, sum, (int)m, MPI_DOUBLE, MPI_SUM, 0, log->comm,
+                          &req[1]));
     wait_sleeping(req);
     for (int64_t c = 0; root && c < n; c++) {
         const gol_schedule *s = log->sched;
@@ -112,8 +111,7 @@ static void print_row(int64_t chunk, const gol_chunk_row *r) {
 
 /* output_chunk_done, on the thread that wrote the chunk: the chunks come in order on every rank,
  * so the reduction for --profile pairs up across ranks. */
-static void chunk_written(void *ctx, int64_t chunk, double write_s, double wait_s,
-                          int64_t bytes) {
+static void chunk_written(void *ctx, int64_t chunk, double write_s, double wait_s, int64_t bytes) {
     gol_chunk_log *log = ctx;
     chunk_mine *me = &log->mine[chunk];
     me->v[CHUNK_WRITE] = write_s;
@@ -139,8 +137,8 @@ void chunk_log_close(gol_chunk_log *log, const gol_output_stats *st, bool keep,
     table->rows = NULL;
     table->n = 0;
     if (keep) {
-        gol_chunk_row *rows = log->rank == 0 ? gol_xcalloc((size_t)(n > 0 ? n : 1), sizeof *rows)
-                                             : NULL;
+        gol_chunk_row *rows =
+            log->rank == 0 ? gol_xcalloc((size_t)(n > 0 ? n : 1), sizeof *rows) : NULL;
         reduce_rows(log, 0, n, rows);
         table->rows = rows;
         table->n = rows ? n : 0;
