@@ -681,6 +681,9 @@ static gol_status cross_check(const option_context *ctx) {
                         cfg->width, cfg->height);
     if (cfg->no_output && given(ctx, "output"))
         return gol_fail(GOL_EXIT_USAGE, "--no-output and --output contradict each other");
+    if (cfg->no_output && cfg->profile)
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--profile prints a line per chunk file, and --no-output writes none");
     if (cfg->at_given && !cfg->pattern[0])
         return gol_fail(GOL_EXIT_USAGE, "--at places a pattern; it needs --pattern FILE");
     if (cfg->at_given && cfg->size_given && (cfg->at_x >= cfg->width || cfg->at_y >= cfg->height))
