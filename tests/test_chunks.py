@@ -11,7 +11,11 @@ slow:   GOLMPI_DEBUG_WRITE_DELAY=2:1.5 writes chunk 2 1.5 s slower (as a slow di
 plot:   bench/plot_chunks.py (--plot-python: a Python with matplotlib) draws a PNG of the "sums"
         run's chunks and prints their table, whose sum row is the --stats totals.
 
-Usage: test_chunks.py --mpiexec "mpiexec ... -n" --golmpi build/golmpi {sums|slow}
+With --backend cuda (--halo mpi: host-timed exchanges, whose chunks add up exactly; a sampled
+NCCL halo is an estimate per chunk) the same checks on the GPU; exit 77 (skipped) without one.
+
+Usage: test_chunks.py --mpiexec "mpiexec ... -n" --golmpi build/golmpi [--backend cuda]
+                      {sums|slow|plot}
 About 5 s each on an idle machine; everything goes into a temporary directory, removed also on
 failure.
 """
@@ -24,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 
+NOGPU = 3  # golmpi's exit code for --backend cuda without a GPU
 STAGES = ("compute_s", "halo_s", "frame_s", "io_write_s", "io_wait_s")
 LABELS = ("compute", "halo", "frames", "write", "wait")
 
@@ -36,12 +41,16 @@ def run(args, ranks, tmp, extra_env=None, steps=60, every=5, chunk=2):
     stats = os.path.join(tmp, f"stats{ranks}.json")
     out = os.path.join(tmp, f"run{ranks}", "life.h5")
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    cmd = shlex.split(args.mpiexec) + [str(ranks), args.golmpi, "--backend", "cpu", "--size",
+    cmd = shlex.split(args.mpiexec) + [str(ranks), args.golmpi, "--backend", args.backend,
+                                        "--halo", "mpi", "--size",
                                         "256", "--steps", str(steps), "--save-every", str(every),
                                         "--chunk", str(chunk), "--output", out, "--stats", stats,
                                         "--profile", "--progress", "0"]
     env = dict(os.environ, **(extra_env or {}))
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    if r.returncode == NOGPU and args.backend == "cuda":
+        print(f"SKIP: no usable GPU\n{r.stderr}")
+        sys.exit(77)
     if r.returncode != 0:
         fail(f"{' '.join(cmd)} exited {r.returncode}\n{r.stdout}\n{r.stderr}")
     with open(stats) as f:
@@ -153,6 +162,7 @@ def main():
     p.add_argument("--mpiexec", required=True)
     p.add_argument("--golmpi", required=True)
     p.add_argument("--plot-python", default=sys.executable)
+    p.add_argument("--backend", default="cpu", choices=("cpu", "cuda"))
     p.add_argument("case", choices=("sums", "slow", "plot"))
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="golmpi-chunks-") as tmp:
