@@ -41,6 +41,7 @@ typedef struct gol_config {
     gol_frame_format frame_format;
     char restart[GOL_PATH_MAX];
     char stats[GOL_PATH_MAX];
+    bool profile; /* a line per chunk as it is written (src/chunk_log.h) */
     bool quiet;
     double progress_s; /* seconds between progress lines when stderr is not a terminal; 0: none */
     bool no_graphs; /* CUDA: launch per generation instead of replaying a CUDA graph */

@@ -4,8 +4,12 @@
  * Ranges: "generations <g0>-<g1>" (compute of one chunk), "halo" (one exchange the host takes
  * part in: MPI, on the CPU or staged for the GPU), "halo enqueue" (NCCL: the host only enqueues
  * the exchange, which runs later in stream order; its GPU time is sampled with events into the
- * summary's halo time), "d2h slot <s>" (enqueueing a frame copy into slot s, GPU), "write <file>"
- * (one chunk's HDF5 write), "index" (index/XDMF refresh).
+ * summary's halo time), "d2h slot <s>" (enqueueing a frame copy into slot s, GPU), "unpack slot
+ * <s>" (a frame into slot s, CPU), "wait slot <s>" (the main thread waiting for the writer to
+ * free slot s before the chunk's first frame), "write <file>" (one chunk's HDF5 write), "index"
+ * (index/XDMF refresh). They are the stages of --stats' per-chunk list (src/chunk_log.h) one for
+ * one: compute and halo in "generations", frame_s in "d2h"/"unpack", io_wait_s in "wait slot",
+ * io_write_s in "write" and "index" (on the GPU the ranges only enqueue what events time).
  * Threads: "main", "hdf5-writer". CUDA streams: "compute", "comm", "copy0", "copy1". */
 #ifndef GOLMPI_TRACE_H
 #define GOLMPI_TRACE_H

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/check.h"
@@ -29,6 +30,7 @@ typedef struct output_slot {
     const void *frames_h;
     uint64_t ticket; /* submission order: the writer takes the oldest first */
     int64_t stop_at; /* -1, or the run stopped at this generation: the writer cuts its schedule */
+    double wait_s;   /* the main thread's wait before this chunk was handed over */
 } output_slot;
 
 struct gol_output {
@@ -61,6 +63,15 @@ struct gol_output {
     int64_t *population; /* rank 0: live cells of every frame of the schedule, as written */
 
     double wait_s; /* main thread */
+
+    /* per chunk (output_on_chunk): the writer's time on the chunk it writes, and the main
+     * thread's wait_s when the chunk was handed over (each slot's, passed to the writer) */
+    output_chunk_done *chunk_done;
+    void *chunk_ctx;
+    double chunk_write_s;
+    double wait_handed; /* main thread: wait_s at the last hand-over */
+    int64_t delay_chunk; /* GOLMPI_DEBUG_WRITE_DELAY: this chunk's write is slowed; -1: none */
+    double delay_s;
 };
 
 /* ---- the writer ------------------------------------------------------------------------ */
@@ -79,9 +90,33 @@ static int64_t chunk_frames_and_name(const gol_output *o, int64_t chunk, int64_t
     return n;
 }
 
+/* The debug setting GOLMPI_DEBUG_WRITE_DELAY="chunk:seconds" makes the write of that chunk take
+ * that much longer on every rank, as a slow disk would: tests/chunks.cmake checks that the wait
+ * for the writer shows on the chunk that needed its slot. */
+static void read_write_delay(gol_output *o) {
+    const char *s = getenv("GOLMPI_DEBUG_WRITE_DELAY");
+    long long c = -1;
+    double sec = 0;
+    o->delay_chunk = -1;
+    if (!s || sscanf(s, "%lld:%lf", &c, &sec) != 2 || c < 0 || !(sec > 0)) return;
+    o->delay_chunk = c;
+    o->delay_s = sec;
+    if (o->slab.rank == 0)
+        fprintf(stderr, "golmpi: GOLMPI_DEBUG_WRITE_DELAY: chunk %lld is written %g s slower "
+                        "(a debug setting)\n", c, sec);
+}
+
+static void write_delay(const gol_output *o, int64_t chunk) {
+    if (chunk != o->delay_chunk) return;
+    struct timespec ts = {(time_t)o->delay_s, (long)((o->delay_s - (time_t)o->delay_s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
 /* The collective part, on whichever thread makes the HDF5 calls. After it, frames_h is free. */
 static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
     double t0 = now_s();
+    write_delay(o, chunk);
     int64_t *gens;
     char name[GOL_PATH_MAX + 64];
     int64_t n = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
@@ -93,7 +128,9 @@ static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
     if (!collective) o->collective = 0;
     o->chunks_done = chunk + 1;
     free(gens);
-    o->write_s += now_s() - t0;
+    double dt = now_s() - t0;
+    o->write_s += dt;
+    o->chunk_write_s = dt;
 }
 
 /* Rank 0 only, after the chunk's buffer went back: the index and XMF now cover that chunk too. */
@@ -109,7 +146,22 @@ static void refresh_index(gol_output *o) {
     xdmf_write(o->xdmf);
     trace_pop();
     free(gens);
-    o->write_s += now_s() - t0;
+    double dt = now_s() - t0;
+    o->write_s += dt;
+    o->chunk_write_s += dt;
+}
+
+/* The bytes of chunk c's file that bytes_written counts: its frames of every rank and their
+ * generations. */
+static int64_t chunk_bytes(const gol_output *o, int64_t c) {
+    int64_t n = schedule_chunk_frames(&o->sched, c);
+    return n * o->meta.height * o->meta.row_bytes + n * (int64_t)sizeof(int64_t);
+}
+
+/* After chunk `chunk`'s write and index refresh, on the thread that wrote it. */
+static void report_chunk(gol_output *o, int64_t chunk, double wait_s) {
+    if (o->chunk_done) o->chunk_done(o->chunk_ctx, chunk, o->chunk_write_s, wait_s,
+                                     chunk_bytes(o, chunk));
 }
 
 static int oldest_queued(const gol_output *o) {
@@ -136,6 +188,7 @@ static void *writer_main(void *arg) {
         int64_t chunk = o->slot[s].chunk;
         if (o->slot[s].stop_at >= 0) o->sched = schedule_truncate(&o->sched, o->slot[s].stop_at);
         const void *frames_h = o->slot[s].frames_h;
+        double wait_s = o->slot[s].wait_s;
         pthread_mutex_unlock(&o->mu);
         write_chunk(o, chunk, frames_h);
         pthread_mutex_lock(&o->mu);
@@ -143,6 +196,7 @@ static void *writer_main(void *arg) {
         pthread_cond_broadcast(&o->cv);
         pthread_mutex_unlock(&o->mu);
         refresh_index(o);
+        report_chunk(o, chunk, wait_s);
         pthread_mutex_lock(&o->mu);
     }
     pthread_mutex_unlock(&o->mu);
@@ -183,6 +237,7 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     o->collective = 1;
     o->nchunks = schedule_chunks(sched);
     o->stop_at = -1;
+    read_write_delay(o);
     MPI_CHECK(MPI_Comm_dup(comm, &o->comm));
     o->main_comm = comm;
     H5_CHECK(H5Eset_auto2(H5E_DEFAULT, NULL, NULL)); /* failures get our one message, no stack */
@@ -255,10 +310,14 @@ void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *fram
         write_chunk(o, chunk, frames_h);
         refresh_index(o);
         o->wait_s += now_s() - t0; /* the main thread was held for the whole write */
+        report_chunk(o, chunk, o->wait_s - o->wait_handed);
+        o->wait_handed = o->wait_s;
         return;
     }
     output_wait_slot(o, slot); /* a slot handed over twice waits for its first write */
     pthread_mutex_lock(&o->mu);
+    o->slot[slot].wait_s = o->wait_s - o->wait_handed;
+    o->wait_handed = o->wait_s;
     o->slot[slot].state = SLOT_QUEUED;
     o->slot[slot].chunk = chunk;
     o->slot[slot].frames_h = frames_h;
@@ -304,6 +363,11 @@ void output_continue_series(gol_output *o, const io_series *prior) {
     }
 }
 
+void output_on_chunk(gol_output *o, output_chunk_done *done, void *ctx) {
+    o->chunk_done = done;
+    o->chunk_ctx = ctx;
+}
+
 void output_stop_at(gol_output *o, int64_t g_stop) {
     /* the writer only reads o->sched until it takes a chunk handed over after this call */
     gol_schedule cut = schedule_truncate(&o->sched, g_stop);
@@ -326,10 +390,8 @@ void output_close(gol_output *o, gol_output_stats *stats) {
     MPI_CHECK(MPI_Allreduce(&o->collective, &all_collective, 1, MPI_INT, MPI_MIN, o->comm));
     if (stats) {
         int64_t bytes = 0;
-        for (int64_t c = 0; c < o->chunks_done; c++) {
-            int64_t n = schedule_chunk_frames(&o->sched, c);
-            bytes += n * o->meta.height * o->meta.row_bytes + n * (int64_t)sizeof(int64_t);
-        }
+        for (int64_t c = 0; c < o->chunks_done; c++)
+            bytes += chunk_bytes(o, c);
         stats->bytes_written = bytes;
         stats->files = o->chunks_done;
         stats->write_s = o->write_s;

@@ -60,6 +60,18 @@ void output_continue_series(gol_output *o, const io_series *prior);
  * Before that chunk is handed over. */
 void output_stop_at(gol_output *o, int64_t g_stop);
 
+/* Per-chunk figures (src/chunk_log.h): after output_open and before the first chunk is handed
+ * over, done(ctx, chunk, write_s, wait_s, bytes) is called once a chunk, in chunk order, on every
+ * rank, on the thread that writes (the writer thread, or the main thread when writes are
+ * synchronous), once the chunk's file and the index (rank 0) are written: write_s is this rank's
+ * time writing them (its share of io_write_s), wait_s the main thread's time blocked on the writer
+ * since the chunk before was handed over (a free slot; its share of io_wait_s; the wait in
+ * output_close comes after and belongs to no chunk), bytes the chunk's share of bytes_written.
+ * done may make collective calls on a communicator of its own. */
+typedef void output_chunk_done(void *ctx, int64_t chunk, double write_s, double wait_s,
+                               int64_t bytes);
+void output_on_chunk(gol_output *o, output_chunk_done *done, void *ctx);
+
 /* Collective. Waits for every write, leaves the index and XDMF final, stops the thread. */
 void output_close(gol_output *o, gol_output_stats *stats);
 

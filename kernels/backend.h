@@ -67,6 +67,15 @@ void backend_frame_wait(gol_backend *b, int slot);
 void *backend_host_alloc(gol_backend *b, int64_t bytes);
 void backend_host_free(gol_backend *b, void *p);
 
+/* Per-chunk times (src/chunk_log.h), read without blocking. backend_chunk_begin(b, c): the advance
+ * calls from now on belong to chunk c (frames go by their slot). backend_chunk_times(b, c, slot),
+ * once backend_frame_wait(b, slot) of chunk c has returned: chunk c's compute_s, halo_s and
+ * frame_s (the other fields 0), each its share of backend_times'. Chunks begin in order and are
+ * read in order, at most two begun and not yet read; a GPU backend reads chunk c's events then,
+ * which are done: its last frame waited for its generations. */
+void backend_chunk_begin(gol_backend *b, int64_t chunk);
+gol_backend_times backend_chunk_times(gol_backend *b, int64_t chunk, int slot);
+
 int64_t backend_population(gol_backend *b); /* this rank's live cells */
 gol_backend_times backend_times(const gol_backend *b);
 /* The memory the backend holds now, counted where it allocates it (frame slots of
@@ -95,6 +104,11 @@ typedef struct gol_backend_ops {
     int64_t (*population)(void *impl);
     gol_backend_times (*times)(const void *impl);
     gol_mem_need (*held)(const void *impl); /* what it holds now, counted as it allocates */
+    /* backend_chunk_begin and backend_chunk_times; never block. NULL: backend.c takes `times` at
+     * each chunk's beginning, right for a backend whose times are final when its calls return
+     * (the CPU). */
+    void (*chunk_begin)(void *impl, int64_t chunk);
+    gol_backend_times (*chunk_times)(void *impl, int64_t chunk, int slot);
     const char *(*kernel)(const void *impl);
     void (*destroy)(void *impl);
 } gol_backend_ops;

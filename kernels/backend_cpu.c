@@ -12,6 +12,7 @@
 #include "core/depth.h"
 #include "core/life_word.h"
 #include "core/random_start.h"
+#include "core/trace.h"
 #include "halo/halo.h"
 #include "kernels/backend.h"
 #include "kernels/cpu_strip.h"
@@ -244,8 +245,8 @@ unpack_row_u8(const uint64_t *row, uint8_t *dst, int64_t width) {
 }
 
 static void cpu_frame_begin(void *impl, int slot, gol_frame_format fmt, void *dst_h) {
-    (void)slot;
     cpu_backend *c = impl;
+    trace_pushf("unpack slot %d", slot);
     double t0 = MPI_Wtime();
     int64_t width = c->slab.width, row_bytes = frame_row_bytes(width, fmt);
 #pragma omp parallel for schedule(static)
@@ -258,6 +259,7 @@ static void cpu_frame_begin(void *impl, int slot, gol_frame_format fmt, void *ds
             unpack_row_u8(row, dst, width);
     }
     c->frame_s += MPI_Wtime() - t0;
+    trace_pop();
 }
 
 static void cpu_frame_wait(void *impl, int slot) {

@@ -48,6 +48,7 @@
 #include "kernels/life_cuda.h"
 
 enum { TIMER_RING = 64 }; /* timed stretches in flight before the oldest must be read */
+enum { CHUNKS_OPEN = 4 };  /* a ring over the chunks begun and not yet read (at most 2) */
 
 /* A ring of event pairs timing stretches of one stream's work (frames, advance calls): GPU time,
  * read once both events are done, never by blocking the host. */
@@ -55,7 +56,18 @@ typedef struct event_timer {
     cudaEvent_t t0[TIMER_RING], t1[TIMER_RING];
     int head, count; /* recorded pairs not yet read */
     double seconds;  /* the pairs read so far */
+    double *into[TIMER_RING]; /* NULL, or where the pair's time also goes: its chunk's share */
 } event_timer;
+
+/* Per chunk (backend_chunk_times): the advance calls' GPU time by chunk, and where the host-side
+ * counters stood when each chunk began. */
+typedef struct chunk_share {
+    int64_t chunk; /* advance calls queued now belong to it */
+    double compute_s[CHUNKS_OPEN];
+    int64_t exchanges[CHUNKS_OPEN]; /* cb->exchanges when the chunk began */
+    double halo_s[CHUNKS_OPEN];     /* halo_seconds when the chunk began (modes on the host) */
+    double frame_read_s[2];         /* ftimer[slot].seconds when the slot's last chunk was read */
+} chunk_share;
 
 typedef struct cuda_backend {
     gol_slab slab;
@@ -98,6 +110,7 @@ typedef struct cuda_backend {
     int64_t samples;
     int64_t exchanges, exchanges_since_load; /* exchanges after a pass */
     double sample_s;
+    chunk_share share;
 } cuda_backend;
 
 /* Row `row` of buffer b (0: the first owned row, -k the topmost halo row). */
@@ -198,6 +211,7 @@ static void timer_harvest(cuda_backend *cb, event_timer *t, int wait) {
         float ms = 0.0f;
         CUDA_CHECK(cudaEventElapsedTime(&ms, t->t0[k], t->t1[k]));
         t->seconds += 1e-3 * ms;
+        if (t->into[k]) *t->into[k] += 1e-3 * ms;
         t->head = (t->head + 1) % TIMER_RING;
         t->count--;
         if (wait) break;
@@ -500,6 +514,7 @@ static void cuda_advance(void *impl, int64_t generations) {
     cuda_backend *cb = impl;
     if (generations <= 0) return;
     int t = timer_begin(cb, &cb->atimer, cb->compute);
+    cb->atimer.into[t] = &cb->share.compute_s[cb->share.chunk % CHUNKS_OPEN];
     while (generations > 0) {
         int64_t n = generations < cb->valid ? generations : cb->valid;
         if (n > GOL_DEEP_MAX) n = GOL_DEEP_MAX;
@@ -593,6 +608,43 @@ static int64_t cuda_population(void *impl) {
     return (int64_t)*cb->pop_h;
 }
 
+/* The mean sampled exchange times n exchanges: halo_s of the summary for n = every exchange. */
+static double halo_estimate(const cuda_backend *cb, int64_t n) {
+    return cb->samples ? cb->sample_s / (double)cb->samples * (double)n : 0.0;
+}
+
+static void cuda_chunk_begin(void *impl, int64_t chunk) {
+    cuda_backend *cb = impl;
+    chunk_share *sh = &cb->share;
+    int i = (int)(chunk % CHUNKS_OPEN);
+    sh->chunk = chunk;
+    sh->compute_s[i] = 0.0;
+    sh->exchanges[i] = cb->exchanges;
+    sh->halo_s[i] = halo_sampled(cb->halo) ? 0.0 : halo_seconds(cb->halo);
+}
+
+/* After the chunk's last frame is in: its advance calls, which that frame waited for, are done,
+ * and so read now. The halo of a sampled mode is the chunk's exchanges times the mean sample so
+ * far (the summary's estimate uses the mean at the end); of a mode on the host, the host time of
+ * the exchanges queued while the chunk was. */
+static gol_backend_times cuda_chunk_times(void *impl, int64_t chunk, int slot) {
+    cuda_backend *cb = impl;
+    chunk_share *sh = &cb->share;
+    timer_harvest(cb, &cb->atimer, 0);
+    harvest_halo_sample(cb, 0);
+    int i = (int)(chunk % CHUNKS_OPEN), next = (int)((chunk + 1) % CHUNKS_OPEN);
+    int open = chunk == sh->chunk; /* no later chunk began: the counters now are its end */
+    int64_t exchanges = (open ? cb->exchanges : sh->exchanges[next]) - sh->exchanges[i];
+    gol_backend_times t = {.compute_s = sh->compute_s[i]};
+    if (halo_sampled(cb->halo))
+        t.halo_s = halo_estimate(cb, exchanges);
+    else
+        t.halo_s = (open ? halo_seconds(cb->halo) : sh->halo_s[next]) - sh->halo_s[i];
+    t.frame_s = cb->ftimer[slot].seconds - sh->frame_read_s[slot];
+    sh->frame_read_s[slot] = cb->ftimer[slot].seconds;
+    return t;
+}
+
 /* compute_s: GPU time of the advance calls on the compute stream (kernels, the exchange's wait
  * that the interior did not hide, and any wait for a frame still reading a buffer). halo_s: the
  * mean sampled exchange, times the exchanges (one a generation at depth 1, one a cycle at depth
@@ -602,7 +654,7 @@ static gol_backend_times cuda_times(const void *impl) {
     gol_backend_times t = {.halo_messages = halo_messages(cb->halo)};
     t.compute_s = cb->atimer.seconds;
     if (halo_sampled(cb->halo))
-        t.halo_s = cb->samples ? cb->sample_s / (double)cb->samples * (double)cb->exchanges : 0.0;
+        t.halo_s = halo_estimate(cb, cb->exchanges);
     else
         t.halo_s = halo_seconds(cb->halo);
     t.frame_s = cb->ftimer[0].seconds + cb->ftimer[1].seconds;
@@ -670,6 +722,8 @@ const gol_backend_ops gol_backend_cuda_ops = {
     .population = cuda_population,
     .times = cuda_times,
     .held = cuda_held,
+    .chunk_begin = cuda_chunk_begin,
+    .chunk_times = cuda_chunk_times,
     .kernel = cuda_kernel,
     .destroy = cuda_destroy,
 };

@@ -24,7 +24,7 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" "$@" || rc=$?
 # with a pattern, a restart and a plain run), the rest runs with detect_leaks=0.
 san_leaks='^(unit_.*|rule|pattern|config|options_readme|io_roundtrip_.*|io_check_output_.*'
 san_leaks+='|cpu_pattern|cpu_restart|cpu_ref_77x23_p2_dead_B3S23)$'
-san_rest='^(cpu_.*|bad_inputs|backend_auto|stats_population|progress_batch_log|jobs_render)$'
+san_rest='^(cpu_.*|bad_inputs|backend_auto|stats_population|progress_batch_log|jobs_render|chunks_sums|chunks_slow)$'
 cmake -S . -B build-san ${GOLMPI_CMAKE_ARGS:-} -DGOLMPI_ENABLE_CUDA=OFF \
   -DGOLMPI_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build-san -j "$(nproc)"

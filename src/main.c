@@ -131,6 +131,7 @@ int main(int argc, char **argv) {
     report_summary(cfg, &result.sched, &result, &info, comm);
     free(result.output.population);
     free(result.output.generations);
+    chunk_table_free(&result.chunks);
 
     backend_destroy(backend);
     setup_free(&setup);

@@ -139,6 +139,10 @@ static const gol_option table[] = {
     {.name = "stats", .metavar = "FILE.json", .group = "Output",
      .help = "write the run's figures as JSON",
      .apply = apply_path, FIELD(stats)},
+    {.name = "profile", .group = "Output",
+     .help = "a line per chunk as it is written: its generations, and\n"
+             "each stage's time, the slowest rank's (also in --stats)",
+     .apply = apply_flag, FIELD(profile)},
     /* -q has always worked but was never in --help; it stays that way */
     {.name = "quiet", .short_name = 'q', .short_name_unlisted = true, .group = "Output",
      .help = "no progress line and no summary",
@@ -765,6 +769,9 @@ static gol_status cross_check(const option_context *ctx) {
                         cfg->width, cfg->height);
     if (cfg->no_output && given(ctx, "output"))
         return gol_fail(GOL_EXIT_USAGE, "--no-output and --output contradict each other");
+    if (cfg->no_output && cfg->profile)
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--profile prints a line per chunk file, and --no-output writes none");
     if (cfg->at_given && !cfg->pattern[0])
         return gol_fail(GOL_EXIT_USAGE, "--at places a pattern; it needs --pattern FILE");
     if (cfg->at_given && cfg->size_given && (cfg->at_x >= cfg->width || cfg->at_y >= cfg->height))

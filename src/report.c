@@ -284,6 +284,7 @@ static void write_stats(const report_ctx *c) {
     else
         cJSON_AddStringToObject(root, "output", c->cfg->output);
     json_segments(root, c);
+    chunk_table_json(root, &c->res->chunks);
     char *text = cJSON_Print(root);
     SYS_CHECK(text != NULL, "cJSON_Print(--stats)");
     FILE *f = fopen(c->cfg->stats, "w");

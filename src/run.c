@@ -114,9 +114,11 @@ static int64_t run_no_output(gol_backend *b, const gol_schedule *sched, const ad
 
 /* Chunk c's frames are in its slot's host buffer once the backend says so; then the writer takes
  * them. */
-static void hand_over(gol_backend *b, gol_output *out, int64_t c, void *const slot_h[2]) {
+static void hand_over(gol_backend *b, gol_output *out, gol_chunk_log *log, int64_t c,
+                      void *const slot_h[2]) {
     int slot = (int)(c % 2);
     backend_frame_wait(b, slot);
+    chunk_log_backend(log, c, backend_chunk_times(b, c, slot));
     output_write_chunk(out, slot, c, slot_h[slot]);
 }
 
@@ -135,7 +137,7 @@ void run_slots_alloc(gol_backend *b, const gol_plan *plan, void *slot_h[2]) {
  * When the ranks agree to stop, the generation they stopped at becomes the run's last frame: the
  * schedule is cut there (*sched), so the loops end with it, in a shorter last chunk. */
 static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
-                            const advance_cut *cut, gol_schedule *sched, gol_output_stats *ostats) {
+                            const advance_cut *cut, gol_schedule *sched, gol_run_result *res) {
     const gol_plan *plan = in->plan;
     int64_t frame_bytes = plan->slab.rows * frame_row_bytes(plan->slab.width, plan->frame_format);
     void *slot_h[2];
@@ -143,10 +145,14 @@ static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm c
 
     gol_output *out = output_open(in->cfg, &plan->slab, sched, comm);
     if (in->series) output_continue_series(out, in->series);
+    gol_chunk_log *log = chunk_log_open(sched, in->cfg->profile, comm);
+    chunk_log_attach(log, out);
     int64_t g = sched->g_start, c;
     for (c = 0; c < schedule_chunks(sched); c++) {
         int slot = (int)(c % 2);
         int64_t first = schedule_chunk_first(sched, c), n = schedule_chunk_frames(sched, c);
+        backend_chunk_begin(b, c);
+        chunk_log_begin(log, c, g);
         trace_pushf("generations %lld-%lld", (long long)g,
                     (long long)schedule_frame_generation(sched, first + n - 1));
         for (int64_t f = 0; f < schedule_chunk_frames(sched, c); f++) {
@@ -156,16 +162,19 @@ static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm c
                 output_stop_at(out, g);
             }
             if (f == 0) {
-                if (c > 0) hand_over(b, out, c - 1, slot_h);
+                if (c > 0) hand_over(b, out, log, c - 1, slot_h);
+                trace_pushf("wait slot %d", slot);
                 output_wait_slot(out, slot); /* the chunk before last is on disk */
+                trace_pop();
             }
             backend_frame_begin(b, slot, plan->frame_format,
                                 (char *)slot_h[slot] + f * frame_bytes);
         }
         trace_pop();
     }
-    hand_over(b, out, c - 1, slot_h);
-    output_close(out, ostats);
+    hand_over(b, out, log, c - 1, slot_h);
+    output_close(out, &res->output);
+    chunk_log_close(log, &res->output, in->cfg->stats[0] != '\0', &res->chunks);
     for (int i = 0; i < 2; i++)
         backend_host_free(b, slot_h[i]);
 }
@@ -187,7 +196,7 @@ void run_generations(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
     if (!in->plan->output)
         res->sched = schedule_truncate(planned, run_no_output(b, planned, &cut));
     else
-        run_with_output(b, in, comm, &cut, &res->sched, &res->output);
+        run_with_output(b, in, comm, &cut, &res->sched, res);
     int64_t pop = backend_population(b); /* also waits for the device to finish */
     double wall = MPI_Wtime() - t0;
     vote_end(&vote);

@@ -10,6 +10,7 @@
 #include "kernels/backend.h"
 #include "core/plan.h"
 #include "io/series.h"
+#include "src/chunk_log.h"
 
 typedef struct gol_run_result {
     double wall_s;      /* from the first generation to the last byte written, max over ranks */
@@ -20,6 +21,7 @@ typedef struct gol_run_result {
     int64_t population; /* all ranks, at the last generation */
     gol_backend_times times;
     gol_output_stats output;
+    gol_chunk_table chunks; /* rank 0 with --stats: each chunk's figures (chunk_table_free) */
 } gol_run_result;
 
 /* A signal handler (SIGTERM, SIGINT, SIGUSR1): it only sets a flag. At the next piece boundary

@@ -83,6 +83,8 @@ def cases(pat):
          "--output: 'run:1.h5': a ':' in the file name", {}),
         ("--no-output with --output", small + ["--no-output", "--output", "a.h5"], USAGE,
          "--no-output and --output", {}),
+        ("--profile with --no-output", small + ["--no-output", "--profile"], USAGE,
+         "--profile prints a line per chunk file", {}),
         ("--chunk 0", small + ["--chunk", "0"], USAGE, "--chunk: '0'", {}),
         ("--save-every 0", ["--size", "32", "--steps", "2", "--save-every", "0"], USAGE,
          "--save-every: '0'", {}),

@@ -43,6 +43,15 @@ FIELDS = {
     "io_bandwidth_bytes_per_s": lambda v: v is None or is_num(v),
     "population_series": lambda v: isinstance(v, dict) and all(
         isinstance(v.get(k), list) and all(map(is_int, v[k])) for k in ("generation", "population")),
+    # per chunk (src/chunk_log.h; empty without frames): tests/test_chunks.py checks the figures
+    "chunks": lambda v: isinstance(v, list) and all(
+        isinstance(c, dict)
+        and all(is_int(c.get(k)) for k in ("chunk", "generation_from", "generation_to",
+                                           "generations", "frames", "bytes"))
+        and all(isinstance(c.get(k), dict) and is_num(c[k].get("max")) and is_int(c[k].get("rank"))
+                and is_num(c[k].get("mean"))
+                for k in ("compute_s", "halo_s", "frame_s", "io_write_s", "io_wait_s"))
+        for c in v),
 }
 VERSION_KEYS = ("golmpi", "git_commit", "compiler", "cuda_compiler", "mpi", "mpi_standard", "hdf5",
                 "cuda_runtime", "cuda_driver", "nccl")

@@ -5,7 +5,8 @@ Runs golmpi on the CPU backend under mpiexec with NVTX_INJECTION64_PATH set, the
 per-rank event logs and checks what core/trace.h promises: domain "golmpi"; threads "main" and
 "hdf5-writer"; per chunk one "generations g0-g1" range on the main thread holding one "halo"
 range per generation; one "write <chunk file>" range per chunk on the writer thread; and every
-range popped. With --backend cuda (a GPU test: exit 77 without one), also the stream names
+range popped; per chunk one "wait slot <s>" range, and on the CPU one "unpack slot <s>" per
+frame, inside the chunk's range. With --backend cuda (a GPU test: exit 77 without one), also the stream names
 "compute", "comm", "copy0", "copy1", one "d2h slot <s>" range per frame inside the chunk's range,
 and "halo" (MPI) or "halo enqueue" (NCCL) ranges.
 """
@@ -101,6 +102,18 @@ def check_rank(path, rank, chunks, steps, present_files, backend):
         g = c[-1]
     if got != want:
         fail(f"{where}: 'generations' ranges {got}, expected one per chunk {want}")
+    # The stages of --stats' chunks list (src/chunk_log.h) one for one: per chunk one "wait slot
+    # <c % 2>" range (the wait for a free slot) inside its "generations" range, and on the CPU one
+    # "unpack slot <c % 2>" range per frame (the frame time; "d2h slot" on the GPU, below).
+    for c, (g0, g1) in enumerate(want):
+        inside = collections.Counter(m for _, _, m, parent in closed
+                                     if parent == f"generations {g0}-{g1}")
+        if inside[f"wait slot {c % 2}"] != 1:
+            fail(f"{where}: ranges inside 'generations {g0}-{g1}' {dict(inside)}, expected one "
+                 f"'wait slot {c % 2}'")
+        if backend == "cpu" and inside[f"unpack slot {c % 2}"] != len(chunks[c]):
+            fail(f"{where}: ranges inside 'generations {g0}-{g1}' {dict(inside)}, expected "
+                 f"{len(chunks[c])} 'unpack slot {c % 2}'")
 
     halos = collections.Counter(parent for tid, _, m, parent in closed if m == "halo")
     if backend == "cuda":
