@@ -325,8 +325,14 @@ bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_
         const char *name;
         path_split(file, dir, sizeof dir, &name);
         struct statvfs sv;
-        if (statvfs(dir, &sv) == 0 &&
-            (int64_t)(sv.f_bavail * (unsigned long long)sv.f_frsize) < need)
+        /* a directory removed, renamed or made read-only under the run fails here, agreed, and
+         * not later inside a collective create that only MPI_Abort can end */
+        if (statvfs(dir, &sv) != 0 || access(dir, W_OK | X_OK) != 0)
+            snprintf(text, sizeof text,
+                     "cannot write '%s': its directory '%.400s' is gone or not writable (%s). It is "
+                     "not written; the index and the .xmf cover the files finished before it",
+                     file, dir, strerror(errno));
+        else if ((int64_t)(sv.f_bavail * (unsigned long long)sv.f_frsize) < need)
             snprintf(text, sizeof text,
                      "cannot write '%s': no space left on its file system (it needs %lld bytes, "
                      "%llu are free). It is not written; the index and the .xmf cover the files "

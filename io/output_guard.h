@@ -35,9 +35,10 @@ void io_write_failed(const char *file, const char *fmt, ...)
  * and every rank aborts with GOL_EXIT_OUTPUT once the message is out. */
 void io_write_failed_all(MPI_Comm comm, const char *msg) __attribute__((noreturn));
 
-/* Collective over comm: rank 0 looks at the file system that holds `file`. True when it has
- * `need` bytes free; otherwise msg (the same on every rank) names the file, what it needs and
- * what is free, and every rank returns false. */
+/* Collective over comm: rank 0 looks at the directory and file system that hold `file`. True when
+ * the directory is there and writable and has `need` bytes free; otherwise msg (the same on every
+ * rank) names the file and why (the directory gone or read-only, or what it needs and what is
+ * free), and every rank returns false. */
 bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_t len);
 
 /* Collective over comm, for a failure every rank knows of, from the main thread with no MPI call

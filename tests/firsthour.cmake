@@ -76,3 +76,14 @@ if(GOLMPI_JOBS_PYTHON)
   set_tests_properties(firsthour_golmpi_view PROPERTIES PROCESSORS 2 TIMEOUT 900
     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE ENVIRONMENT "OMP_NUM_THREADS=1")
 endif()
+
+# One message when the output's directory is renamed or removed while the next chunk computes:
+# exit 5 on every rank, no library stacks, no abort banner; the index written before stays whole.
+# About 10 s.
+if(GOLMPI_JOBS_PYTHON)
+  add_test(NAME firsthour_dir_removed
+    COMMAND ${GOLMPI_JOBS_PYTHON} ${GOLMPI_TEST_DIR}/test_dir_removed.py --golmpi $<TARGET_FILE:golmpi>
+            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(firsthour_dir_removed PROPERTIES PROCESSORS 2 TIMEOUT 600
+    ENVIRONMENT "OMP_NUM_THREADS=1")
+endif()
