@@ -1,7 +1,9 @@
 /* One chunk file, written by every rank at once through MPI-IO (DESIGN, Output). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/check.h"
 #include "io/io_internal.h"
@@ -11,6 +13,15 @@
 const char *io_basename(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
+}
+
+void io_debug_slow_meta(void) {
+    const char *s = getenv("GOLMPI_DEBUG_SLOW_INDEX");
+    double secs = s ? atof(s) : 0.0;
+    if (!(secs > 0 && secs < 3600)) return;
+    struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
 }
 
 void io_rename(const char *from, const char *to) {
@@ -246,6 +257,7 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
     /* renamed only once closed everywhere and read back, so no reader ever sees half a file */
     verify_chunk(comm, part, name, m, slab, nframes, gens, frames_h, frames_offset);
     if (slab->rank == 0) {
+        io_debug_slow_meta();
         add_frame_views(part, nframes, dims);
         verify_sync(part);
         io_rename(part, name);
