@@ -111,6 +111,7 @@ static void select_nothing(hid_t dset, hid_t *fspace, hid_t *mspace) {
  * alone, to the closed file, through the serial driver: made collectively, each view cost a
  * collective metadata round, 10x the I/O time of a --save-every 1 run. */
 static void add_frame_views(const char *part, int64_t nframes, const hsize_t *dims) {
+    io_debug_slow_meta(); /* rank 0 alone, as the other ranks go on */
     hid_t file, group, vspace, sspace;
     H5_CHECK(file = H5Fopen(part, H5F_ACC_RDWR, H5P_DEFAULT));
     H5_CHECK(group = H5Gcreate2(file, "frames_2d", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
@@ -257,7 +258,6 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
     /* renamed only once closed everywhere and read back, so no reader ever sees half a file */
     verify_chunk(comm, part, name, m, slab, nframes, gens, frames_h, frames_offset);
     if (slab->rank == 0) {
-        io_debug_slow_meta();
         add_frame_views(part, nframes, dims);
         verify_sync(part);
         io_rename(part, name);
