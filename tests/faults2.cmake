@@ -8,3 +8,9 @@ foreach(part ${GOLMPI_FAULTS2_PARTS})
   set_tests_properties(faults2_${part} PROPERTIES PROCESSORS 4 TIMEOUT 600
     ENVIRONMENT "OMP_NUM_THREADS=1")
 endforeach()
+
+# Every numeric option of the table refuses white space around its number as it refuses a leading
+# space (issue 20); under a second.
+add_executable(test_numbers ${GOLMPI_TEST_DIR}/test_numbers.c)
+target_link_libraries(test_numbers PRIVATE golmpi_core)
+add_test(NAME numbers_whitespace COMMAND test_numbers)
