@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/quote.h"
+
 /* This process's host name and world rank (-1 before MPI_Init), for messages on the way out. */
 static int whoami(char *host, size_t len) {
     snprintf(host, len, "?");
@@ -42,12 +44,13 @@ void gol_die(const char *file, int line, const char *call, const char *lib, cons
 }
 
 void gol_abort_msg(const char *fmt, ...) {
-    char host[256], msg[1024];
+    char host[256], raw[1024], msg[1024];
     int rank = whoami(host, sizeof host);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    gol_escape(msg, sizeof msg, raw); /* it may quote a path or a file's bytes */
     fprintf(stderr, "golmpi: rank %d on host %s: %s\n", rank, host, msg);
     fflush(stderr);
     die_abort();

@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""Faults and inputs nobody had tried (issue 20). One part a run:
+r"""Faults and inputs nobody had tried (issue 20). One part a run:
 
   slow_index  rank 0 slowed in its own metadata work on each chunk (GOLMPI_DEBUG_SLOW_INDEX=2.5,
               a debug setting) longer than --timeout 2, at 4 ranks: the run finishes, exit 0, no
               "stopped answering", and its chunks equal a run without the setting, cell for
               cell. The halo watchdog judges silence, not slowness. (About 30 s.)
+
+  quote       messages that quote input escape it: an RLE whose first line holds terminal escape
+              sequences (OSC title, clear screen, colours), binary junk, a NUL byte, a --rule, a
+              --pattern name and an --output directory holding ESC: each run exits 2 with one
+              message whose bytes are all printable ASCII, showing the ESC as \x1b (or the junk
+              as \xNN). At 2 ranks; about 10 s.
 
 usage: faults2.py --golmpi PATH --work DIR --part PART --mpiexec MPIEXEC [FLAGS...]
 """
@@ -43,7 +49,45 @@ def part_slow_index(run, work):
         tf.ok("slow_index: rank 0 busy 2.5 s a chunk with --timeout 2: finished, 5 chunks equal")
 
 
-PARTS = {"slow_index": part_slow_index}
+def run_bytes(run, ranks, args, cwd):
+    """Like run.run, but stdout and stderr as bytes: what a terminal would receive."""
+    import subprocess  # noqa: PLC0415
+    r = subprocess.run(run.cmd(ranks, args), cwd=cwd, env=run.env, capture_output=True,
+                       timeout=120)
+    return r.returncode, r.stdout + r.stderr
+
+
+def part_quote(run, work):
+    esc = b"\x1b]0;pwned\x07\x1b[2J\x1b[31m"
+    files = {"esc.rle": b"x = 3, y = 3" + esc + b", rule = B3/S23\n3o!\n",
+             "junk.rle": b"\x00\xff\x1b[2J junk\x01\x02\x80\n3o!\n",
+             "nul.rle": b"x = 3, y = 3\n0\x003o!\n",
+             "cells\x1b[2J.cells": b"!x\n.O\x1b[5m.\n"}
+    d = tf.fresh(os.path.join(work, "quote"))
+    for name, data in files.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+    common = ["--steps", "1", "--no-output"]
+    cases = [(["--pattern", n] + common, "--pattern " + repr(n)) for n in files]
+    cases += [(["--rule", "B3\x1b[2J/S23"] + common, "--rule with ESC"),
+              (["--steps", "1", "--output", "no\x1b]0;x\x07dir/life.h5"], "--output with ESC"),
+              (["--size", "\x1b[2J64"] + common, "--size with ESC"),
+              (["--stats", "no\x1b[2Jdir/s.json"] + common, "--stats with ESC")]
+    for args, label in cases:
+        rc, out = run_bytes(run, 2, args, d)
+        bad = sorted({b for b in out if not (0x20 <= b <= 0x7e or b == 0x0a)})
+        lines = [ln for ln in out.decode("ascii", "replace").splitlines()
+                 if ln.startswith("golmpi")]  # not mpiexec's banner
+        if rc != USAGE or bad or len(lines) != 1 or "\\x" not in lines[0]:
+            tf.fail(f"quote: {label}: exit {rc} (want {USAGE}), raw bytes "
+                    f"{[hex(b) for b in bad]}, message {out!r}")
+        else:
+            tf.ok(f"quote: {label}: {lines[0]}")
+    if "life.h5" in os.listdir(d) or "s.json" in os.listdir(d):
+        tf.fail("quote: a refused run wrote its output")
+
+
+PARTS = {"slow_index": part_slow_index, "quote": part_quote}
 
 
 def main():
