@@ -16,6 +16,7 @@
 
 #include "core/config.h"
 #include "core/quote.h"
+#include "io/output_names.h"
 
 /* The locks this process holds: a process-wide resource, like its open files, so a list here
  * rather than in a gol_output (the lock is taken in output_check, before any gol_output exists,
@@ -37,7 +38,7 @@ typedef struct lock_owner {
 } lock_owner;
 
 static void lock_path(const char *base, char *path, size_t len) {
-    snprintf(path, len, "%s.lock", base);
+    output_file_name(base, OUTPUT_LOCK, path, len);
 }
 
 /* Field 22 of /proc/<pid>/stat (its start time), counted after the ')' that ends the command

@@ -12,6 +12,12 @@ r"""Faults and inputs nobody had tried (issue 20). One part a run:
               message whose bytes are all printable ASCII, showing the ESC as \x1b (or the junk
               as \xNN). At 2 ranks; about 10 s.
 
+  names       one set of output names (io/output_names.c): --stats and --pattern naming any file an
+              output to life.h5 makes (the index, its .part, the .xmf, its .part, the lock, a
+              chunk, a chunk's .part; through another path spelling too) -> exit 2, one message
+              naming the option and what the file is, and the directory unchanged, --force or
+              not. 21 runs at 1 rank, about 30 s.
+
 usage: faults2.py --golmpi PATH --work DIR --part PART --mpiexec MPIEXEC [FLAGS...]
 """
 import argparse
@@ -87,7 +93,41 @@ def part_quote(run, work):
         tf.fail("quote: a refused run wrote its output")
 
 
-PARTS = {"slow_index": part_slow_index, "quote": part_quote}
+def part_names(run, work):
+    d = tf.fresh(os.path.join(work, "names"))
+    os.makedirs(os.path.join(d, "sub"))
+    names = {"life.h5": "the output index", "life.h5.part": "the output index's .part",
+             "life.xmf": "the XDMF file", "life.xmf.part": "the XDMF file's .part",
+             "life.lock": "the output's lock", "life_000000-000005.h5": "a chunk file",
+             "life_000010.h5.part": "a chunk file's .part"}
+    cases = [(opt, spelled, force) for name in names
+             for opt, spelled, force in (("--stats", name, []),
+                                         ("--stats", "sub/../" + name, ["--force"]),
+                                         ("--pattern", name, []))]
+    for opt, spelled, force in cases:
+        name = os.path.basename(spelled)
+        what = names[name]
+        pat = os.path.join(d, name)
+        if opt == "--pattern":  # it must read as a pattern to reach the check
+            with open(pat, "w") as f:
+                f.write("x = 3, y = 1\n3o!\n")
+        before = sorted(os.listdir(d))
+        args = ["--size", "64", "--steps", "10", "--save-every", "5", "--output",
+                "life.h5", opt, spelled] + force
+        rc, out = run.run(1, args, d)
+        lines = [ln for ln in out.splitlines() if ln.startswith("golmpi")]
+        label = f"{opt} {spelled} {' '.join(force)}".strip()
+        if (rc != USAGE or len(lines) != 1 or what not in lines[0]
+                or opt not in lines[0] or sorted(os.listdir(d)) != before):
+            tf.fail(f"names: {label}: exit {rc}, files {sorted(os.listdir(d))} "
+                    f"(were {before}):\n{out}")
+        else:
+            tf.ok(f"names: {label}: {lines[0]}")
+        if opt == "--pattern":
+            os.remove(pat)
+
+
+PARTS = {"slow_index": part_slow_index, "quote": part_quote, "names": part_names}
 
 
 def main():
