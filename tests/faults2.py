@@ -18,11 +18,19 @@ r"""Faults and inputs nobody had tried (issue 20). One part a run:
               naming the option and what the file is, and the directory unchanged, --force or
               not. 21 runs at 1 rank, about 30 s.
 
+  pipe_hup    a run whose reader goes away (golmpi 2>&1 | head -1) finishes: exit 0, every chunk,
+              the index and the .xmf equal a run with its output kept, no lock, no .part (SIGPIPE
+              killed it half-written, leaving both). A run whose terminal hangs up (SIGHUP) stops
+              as on SIGTERM: exit 4, a checkpoint as the last frame, no lock, no .part. golmpi
+              alone (an MPI singleton, so the signal and the pipe reach it, not mpiexec); about
+              20 s.
+
 usage: faults2.py --golmpi PATH --work DIR --part PART --mpiexec MPIEXEC [FLAGS...]
 """
 import argparse
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_faults as tf  # noqa: E402  (the runner and the consistency check of issue 9)
@@ -127,7 +135,59 @@ def part_names(run, work):
             os.remove(pat)
 
 
-PARTS = {"slow_index": part_slow_index, "quote": part_quote, "names": part_names}
+def leftovers(d):
+    return [f for f in os.listdir(d) if f.endswith((".lock", ".part"))]
+
+
+def part_pipe_hup(run, work):
+    import signal  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    args = [run.golmpi, "--backend", "cpu", "--size", "256", "--steps", "400", "--save-every",
+            "20", "--chunk", "2", "--seed", "5", "--output", "p.h5"]
+    ref = tf.fresh(os.path.join(work, "ref"))
+    r = subprocess.run(args, cwd=ref, env=run.env, capture_output=True, timeout=120)
+    if r.returncode != OK:
+        tf.fail(f"pipe_hup: the reference run exited {r.returncode}: {r.stderr!r}")
+        return
+    d = tf.fresh(os.path.join(work, "pipe"))
+    p = subprocess.Popen(args + ["--progress", "0.01"], cwd=d, env=run.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    first = p.stdout.readline()
+    p.stdout.close()  # the reader goes away, as head does
+    try:
+        rc = p.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = "hung"
+    n = tf.check_consistent(d, "p", ref, "pipe")
+    if rc != OK or leftovers(d) or n != 11:
+        tf.fail(f"pipe_hup: reader gone after {first!r}: exit {rc}, {n} chunks, left "
+                f"{leftovers(d)}")
+    else:
+        tf.ok("pipe_hup: reader gone after one line: exit 0, 11 chunks equal, no lock or .part")
+
+    d = tf.fresh(os.path.join(work, "hup"))
+    long = args[:args.index("--steps") + 1] + ["1000000"] + args[args.index("--steps") + 2:]
+    p = subprocess.Popen(long, cwd=d, env=run.env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(f.endswith(".h5") and "_" in f
+                                                  for f in os.listdir(d)):
+        time.sleep(0.1)
+    p.send_signal(signal.SIGHUP)
+    try:
+        out, _ = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+    if p.returncode != 4 or leftovers(d) or "stopped by a signal" not in out:
+        tf.fail(f"pipe_hup: SIGHUP: exit {p.returncode} (want 4), left {leftovers(d)}:\n{out}")
+    else:
+        tf.ok("pipe_hup: SIGHUP: " + [ln for ln in out.splitlines() if "stopped" in ln][0])
+
+
+PARTS = {"slow_index": part_slow_index, "quote": part_quote, "names": part_names,
+         "pipe_hup": part_pipe_hup}
 
 
 def main():
