@@ -25,6 +25,11 @@ r"""Faults and inputs nobody had tried (issue 20). One part a run:
               alone (an MPI singleton, so the signal and the pipe reach it, not mpiexec); about
               20 s.
 
+  chunk_gone  a finished chunk deleted by the user while the run goes on: the index that would name
+              it fails its read-back, so the run stops with exit 5 and one message naming the
+              chunk, the free space said once; the lock is given back and no index appears that
+              names a missing file. 2 ranks, a few seconds.
+
 usage: faults2.py --golmpi PATH --work DIR --part PART --mpiexec MPIEXEC [FLAGS...]
 """
 import argparse
@@ -186,8 +191,40 @@ def part_pipe_hup(run, work):
         tf.ok("pipe_hup: SIGHUP: " + [ln for ln in out.splitlines() if "stopped" in ln][0])
 
 
+def part_chunk_gone(run, work):
+    import subprocess  # noqa: PLC0415
+    d = tf.fresh(os.path.join(work, "gone"))
+    p = run.start(2, ["--backend", "cpu", "--size", "512", "--steps", "100000", "--save-every",
+                      "100", "--chunk", "2", "--output", "p.h5"], d)
+    first = os.path.join(d, "p_000000-000100.h5")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not os.path.exists(first):
+        time.sleep(0.02)
+    try:
+        os.remove(first)
+        out, _ = p.communicate(timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        p.kill()
+        tf.fail(f"chunk_gone: {e}")
+        return
+    lines = [ln for ln in out.splitlines() if ln.startswith("golmpi")]
+    import h5py  # noqa: PLC0415
+    index_ok = True
+    if os.path.exists(os.path.join(d, "p.h5")):
+        with h5py.File(os.path.join(d, "p.h5"), "r") as f:
+            srcs = [s.file_name for s in f["frames"].virtual_sources()]
+        index_ok = "p_000000-000100.h5" not in srcs or len(srcs) == 1  # named before it went
+    if (p.returncode != 5 or len(lines) != 1 or "p_000000-000100.h5" not in lines[0]
+            or lines[0].count("bytes are free") > 1 or "p.lock" in os.listdir(d)):
+        tf.fail(f"chunk_gone: exit {p.returncode} (want 5), files {sorted(os.listdir(d))}:\n{out}")
+    elif not index_ok:
+        tf.fail("chunk_gone: the index names more chunks than before the deleted one")
+    else:
+        tf.ok("chunk_gone: " + lines[0])
+
+
 PARTS = {"slow_index": part_slow_index, "quote": part_quote, "names": part_names,
-         "pipe_hup": part_pipe_hup}
+         "pipe_hup": part_pipe_hup, "chunk_gone": part_chunk_gone}
 
 
 def main():
