@@ -18,11 +18,11 @@ enum { TAG_BEAT = 21, TAG_LAST = 22 };
 
 typedef struct hb_peer {
     int rank;
-    int in, out;       /* one int each way; the values do not matter */
-    MPI_Request recv;  /* always one open, until the neighbour's last message */
-    MPI_Request send;  /* the previous beat; a new one only once it went */
-    double heard;      /* MPI_Wtime of the last message taken; under mu */
-    bool done;         /* its last message came */
+    int in, out;      /* one int each way; the values do not matter */
+    MPI_Request recv; /* always one open, until the neighbour's last message */
+    MPI_Request send; /* the previous beat; a new one only once it went */
+    double heard;     /* MPI_Wtime of the last message taken; under mu */
+    bool done;        /* its last message came */
 } hb_peer;
 
 struct gol_heartbeat {
