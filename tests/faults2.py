@@ -31,6 +31,12 @@ r"""Faults and inputs nobody had tried (issue 20). One part a run:
               chunk, the free space said once; the lock is given back and no index appears that
               names a missing file. 2 ranks, a few seconds.
 
+  extremes    the largest --timeout and --progress (1e9 s) run to the end (exit 0; a heartbeat period
+              or a sleep built from them must not overflow); junk in the debug settings
+              (GOLMPI_DEBUG_SLOW_INDEX, GOLMPI_DEBUG_PIECE: junk, nan, -1, 1e300, inf) is ignored
+              (exit 0, same cells as without); junk in GOLMPI_CPU_ISA is one message, exit 2, no
+              file. At 2 ranks; about 20 s.
+
 usage: faults2.py --golmpi PATH --work DIR --part PART --mpiexec MPIEXEC [FLAGS...]
 """
 import argparse
@@ -227,7 +233,47 @@ def part_chunk_gone(run, work):
         tf.ok("chunk_gone: " + lines[0])
 
 
-PARTS = {"slow_index": part_slow_index, "quote": part_quote, "names": part_names,
+def part_extremes(run, work):
+    args = ["--backend", "cpu", "--size", "96", "--steps", "12", "--save-every", "4", "--seed",
+            "3", "--output", "e.h5"]
+    ref = tf.fresh(os.path.join(work, "ref"))
+    rc, out = run.run(2, args, ref)
+    if rc != OK:
+        tf.fail(f"extremes: the reference run exited {rc}:\n{out}")
+        return
+    d = tf.fresh(os.path.join(work, "big"))
+    rc, out = run.run(2, args + ["--timeout", "1e9", "--progress", "1e9"], d)
+    n = tf.check_consistent(d, "e", ref, "extremes: --timeout 1e9")
+    if rc != OK or n != 2:
+        tf.fail(f"extremes: --timeout 1e9 --progress 1e9: exit {rc}, {n} chunks:\n{out}")
+    else:
+        tf.ok("extremes: --timeout 1e9 --progress 1e9: exit 0, chunks equal")
+    for junk in ("junk", "nan", "-1", "1e300", "inf"):
+        d = tf.fresh(os.path.join(work, "junk"))
+        run.env.update(GOLMPI_DEBUG_SLOW_INDEX=junk, GOLMPI_DEBUG_PIECE=junk)
+        try:
+            rc, out = run.run(2, args, d, timeout=120)
+        finally:
+            del run.env["GOLMPI_DEBUG_SLOW_INDEX"], run.env["GOLMPI_DEBUG_PIECE"]
+        n = tf.check_consistent(d, "e", ref, f"extremes: debug settings {junk}")
+        if rc != OK or n != 2:
+            tf.fail(f"extremes: debug settings '{junk}': exit {rc}, {n} chunks:\n{out}")
+        else:
+            tf.ok(f"extremes: debug settings '{junk}': ignored, chunks equal")
+    d = tf.fresh(os.path.join(work, "isa"))
+    run.env["GOLMPI_CPU_ISA"] = "\x1b[2Jjunk"
+    try:
+        rc, out = run.run(2, args, d)
+    finally:
+        del run.env["GOLMPI_CPU_ISA"]
+    lines = [ln for ln in out.splitlines() if ln.startswith("golmpi")]
+    if rc != USAGE or len(lines) != 1 or "\x1b" in out or os.listdir(d):
+        tf.fail(f"extremes: GOLMPI_CPU_ISA junk: exit {rc}, files {os.listdir(d)}:\n{out!r}")
+    else:
+        tf.ok("extremes: GOLMPI_CPU_ISA junk: " + lines[0])
+
+
+PARTS = {"extremes": part_extremes, "slow_index": part_slow_index, "quote": part_quote, "names": part_names,
          "pipe_hup": part_pipe_hup, "chunk_gone": part_chunk_gone}
 
 
