@@ -15,6 +15,11 @@ enum { TAG_BEAT = 21, TAG_LAST = 22 };
 /* How often the thread looks for beats: often enough that a beat is seen well within a period,
  * seldom enough to cost nothing next to the generations. */
 #define TICK_S 0.02
+/* How much longer than --timeout the helper waits before it judges a neighbour on beats alone. */
+#define SILENCE_MARGIN_S 1.0
+/* A gap this long between two ticks means this process was not running (halo_mpi.c's POLL_GAP_S).
+ */
+#define GAP_S 1.0
 
 typedef struct hb_peer {
     int rank;
@@ -82,12 +87,33 @@ static bool stopping(gol_heartbeat *hb) {
     return stop;
 }
 
+/* A neighbour whose beats stopped for the timeout and a little more is stopped, whatever this
+ * rank's other threads wait on: a rank blocked in a collective or in its writer's wait (not in a
+ * halo wait, which judges first) still learns it, so a stopped rank never leaves a chain of
+ * ranks that each hear their living neighbour beat while all wait on it. The margin lets the halo
+ * wait, which names the silent rank as the rows' sender, speak first where it waits. */
+static void judge_silence(const gol_heartbeat *hb, double now, double since) {
+    for (int i = 0; i < hb->npeers; i++) {
+        const hb_peer *p = &hb->peer[i];
+        double quiet = now - (p->heard > since ? p->heard : since);
+        if (!p->done && quiet > hb->timeout_s + SILENCE_MARGIN_S)
+            gol_abort_msg("no sign of life from rank %d for %.1f s (--timeout %g): stopped "
+                          "answering; aborting every rank",
+                          p->rank, quiet, hb->timeout_s);
+    }
+}
+
 static void *beat_main(void *arg) {
     gol_heartbeat *hb = arg;
-    double last_beat = 0.0;
+    double last_beat = 0.0, since = MPI_Wtime(), last_tick = since;
     while (!stopping(hb)) {
         take_beats(hb);
         double now = MPI_Wtime();
+        /* a long gap between ticks: this process itself was stopped (or starved), and its
+         * neighbours' silence over it is no evidence; their beats are still being taken */
+        if (now - last_tick > GAP_S) since = now;
+        last_tick = now;
+        judge_silence(hb, now, since);
         if (now - last_beat >= hb->period_s) {
             send_beats(hb, TAG_BEAT);
             last_beat = now;

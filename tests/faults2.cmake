@@ -1,6 +1,6 @@
 # Faults and inputs nobody had tried (issue 20), one ctest per part of tests/faults2.py; each part
 # says how long it takes. Uses io.cmake's golmpi_io_check and Python with h5py.
-set(GOLMPI_FAULTS2_PARTS slow_index quote names pipe_hup chunk_gone extremes)
+set(GOLMPI_FAULTS2_PARTS slow_index quote names pipe_hup chunk_gone extremes stop_in_io)
 foreach(part ${GOLMPI_FAULTS2_PARTS})
   golmpi_io_check(faults2_${part} "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/faults2.py
     --golmpi $<TARGET_FILE:golmpi> --work ${CMAKE_CURRENT_BINARY_DIR}/faults2_${part}

@@ -37,10 +37,17 @@ r"""Faults and inputs nobody had tried (issue 20). One part a run:
               (exit 0, same cells as without); junk in GOLMPI_CPU_ISA is one message, exit 2, no
               file. At 2 ranks; about 20 s.
 
+  stop_in_io  rank 0 of 4 SIGSTOPped while it is busy in its own metadata work (the slow_index
+              setting), the other ranks wherever they are (a halo wait, their writer's wait, a
+              collective): every rank and mpiexec are gone within --timeout 2 + 15 s, with a
+              non-zero exit and a line saying rank 0 stopped answering. The heartbeat must not
+              hide a stopped rank behind a living neighbour that waits on it. About 15 s.
+
 usage: faults2.py --golmpi PATH --work DIR --part PART --mpiexec MPIEXEC [FLAGS...]
 """
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -273,7 +280,59 @@ def part_extremes(run, work):
         tf.ok("extremes: GOLMPI_CPU_ISA junk: " + lines[0])
 
 
-PARTS = {"extremes": part_extremes, "slow_index": part_slow_index, "quote": part_quote, "names": part_names,
+def part_stop_in_io(run, work):
+    import signal  # noqa: PLC0415
+    from mpi_ranks import alive, find_ranks  # noqa: PLC0415
+    d = tf.fresh(os.path.join(work, "stop"))
+    seed = str(800000000 + os.getpid())  # marks this run's processes
+    run.env["GOLMPI_DEBUG_SLOW_INDEX"] = "2.5"
+    try:
+        p = run.start(4, ["--backend", "cpu", "--size", "256", "--steps", "100000", "--save-every",
+                          "5", "--chunk", "2", "--seed", seed, "--timeout", "2", "--output",
+                          "life.h5"], d)
+    finally:
+        del run.env["GOLMPI_DEBUG_SLOW_INDEX"]
+    pids = {}
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and p.poll() is None:
+            pids = find_ranks(seed.encode())
+            if len(pids) == 4 and any(f.endswith(".h5.part") for f in os.listdir(d)):
+                break  # rank 0's writer is in (or about to be in) its slow metadata work
+            time.sleep(0.05)
+        if len(pids) != 4 or p.poll() is not None:
+            tf.fail(f"stop_in_io: the run did not start (exit {p.poll()})")
+            return
+        time.sleep(0.5)
+        os.kill(pids[0], signal.SIGSTOP)
+        t0 = time.monotonic()
+        while time.monotonic() < t0 + 17 and (p.poll() is None
+                                              or any(alive(q) for q in pids.values())):
+            time.sleep(0.1)
+        took = time.monotonic() - t0
+        left = [r for r, q in pids.items() if alive(q)]
+        out = p.stdout.read() if p.poll() is not None else ""
+        said = [ln for ln in out.splitlines()
+                if "stopped answering" in ln and re.search(r"\brank 0\b", ln.split(":", 2)[-1])]
+        if p.poll() is None or left or p.returncode == 0 or not said:
+            tf.fail(f"stop_in_io: {took:.1f} s after SIGSTOP: mpiexec "
+                    f"{'running' if p.poll() is None else p.returncode}, ranks left {left}:\n{out}")
+        else:
+            tf.ok(f"stop_in_io: all gone {took:.1f} s after SIGSTOP of rank 0: {said[0]}")
+    finally:
+        for q in pids.values():
+            try:
+                os.kill(q, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.wait(timeout=30)
+
+
+PARTS = {"extremes": part_extremes, "stop_in_io": part_stop_in_io, "slow_index": part_slow_index, "quote": part_quote, "names": part_names,
          "pipe_hup": part_pipe_hup, "chunk_gone": part_chunk_gone}
 
 
