@@ -6,8 +6,10 @@
  * tiny message to each neighbour every period and takes theirs, on a communicator of its own, and
  * notes when each neighbour was last heard from. The thread keeps answering while the rank's
  * other threads are busy; a stopped rank (SIGSTOP, a frozen node, a dead network) stops its
- * helper too, so its neighbours stop hearing from it. Needs MPI_THREAD_MULTIPLE (else no thread:
- * only the rows count as signs of life). */
+ * helper too, so its neighbours stop hearing from it: the halo wait then aborts after --timeout,
+ * and the helper itself after --timeout + 1 s even where this rank waits on something else (its
+ * writer, a collective). Needs MPI_THREAD_MULTIPLE (else no thread: only the rows count as signs
+ * of life). */
 #ifndef GOLMPI_HEARTBEAT_H
 #define GOLMPI_HEARTBEAT_H
 
@@ -15,7 +17,8 @@
 
 typedef struct gol_heartbeat gol_heartbeat;
 
-/* Starts the helper thread beating to up and down (either may be < 0: no neighbour; this rank
+/* Starts the helper thread beating to up and down, and aborting every rank, naming the neighbour,
+ * once one sent nothing for timeout_s + 1 s (either may be < 0: no neighbour; this rank
  * itself: nothing to hear). The period follows timeout_s (several beats per timeout, at most one
  * a second). Collective over comm (it duplicates it). Returns NULL when MPI gives less than
  * MPI_THREAD_MULTIPLE on some rank (every rank then agrees on NULL). */
