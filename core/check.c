@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/quote.h"
+
 /* This process's host name and world rank (-1 before MPI_Init), for messages on the way out. */
 static int whoami(char *host, size_t len) {
     snprintf(host, len, "?");
@@ -42,12 +44,13 @@ void gol_die(const char *file, int line, const char *call, const char *lib, cons
 }
 
 void gol_abort_msg(const char *fmt, ...) {
-    char host[256], msg[1024];
+    char host[256], raw[1024], msg[1024];
     int rank = whoami(host, sizeof host);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    gol_escape(msg, sizeof msg, raw); /* it may quote a path or a file's bytes */
     fprintf(stderr, "golmpi: rank %d on host %s: %s\n", rank, host, msg);
     fflush(stderr);
     die_abort();
@@ -105,6 +108,36 @@ void *gol_xcalloc(size_t count, size_t size) {
         gol_die(__FILE__, __LINE__, what, "system", "out of host memory");
     }
     return p;
+}
+
+static struct {
+    void (*fn)(void *);
+    void *arg;
+} at_finalize[8];
+static int at_finalize_n;
+
+void gol_at_finalize(void (*fn)(void *), void *arg) {
+    if (at_finalize_n == (int)(sizeof at_finalize / sizeof *at_finalize))
+        gol_die(__FILE__, __LINE__, "gol_at_finalize", "golmpi", "too many finalize hooks");
+    at_finalize[at_finalize_n].fn = fn;
+    at_finalize[at_finalize_n++].arg = arg;
+}
+
+void gol_forget_at_finalize(void (*fn)(void *), void *arg) {
+    for (int i = 0; i < at_finalize_n; i++)
+        if (at_finalize[i].fn == fn && at_finalize[i].arg == arg) {
+            for (at_finalize_n--; i < at_finalize_n; i++) /* the others keep their order */
+                at_finalize[i] = at_finalize[i + 1];
+            return;
+        }
+}
+
+void gol_finalize_now(void) {
+    while (at_finalize_n > 0) {
+        at_finalize_n--;
+        at_finalize[at_finalize_n].fn(at_finalize[at_finalize_n].arg);
+    }
+    MPI_Finalize();
 }
 
 #ifdef GOLMPI_HAVE_CUDA

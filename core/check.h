@@ -63,6 +63,15 @@ void *gol_xcalloc(size_t count, size_t size);
  * uninitialised; free() frees it. */
 void *gol_xmalloc_aligned(size_t bytes, size_t align);
 
+/* Work that must end before MPI_Finalize when a run leaves without unwinding (io_exit_all: an
+ * agreed output failure): a helper thread still making MPI calls on a communicator of its own.
+ * gol_at_finalize registers fn(arg) (at most a few); gol_forget_at_finalize takes it back once
+ * its owner has stopped it the usual way; gol_finalize_now runs what is still registered, last
+ * registered first, then MPI_Finalize. Collective where each fn is (every rank must call it). */
+void gol_at_finalize(void (*fn)(void *), void *arg);
+void gol_forget_at_finalize(void (*fn)(void *), void *arg);
+void gol_finalize_now(void);
+
 #ifdef __cplusplus
 }
 #endif

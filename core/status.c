@@ -3,14 +3,19 @@
 #include <stdio.h>
 
 #include "core/check.h"
+#include "core/quote.h"
 
+/* Messages quote input (a pattern's bytes, an argument, a path): escaped here, once for all of
+ * them, so no caller can forget. */
 gol_status gol_fail(int code, const char *fmt, ...) {
     gol_status s;
+    char raw[sizeof s.msg];
     s.code = code;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s.msg, sizeof s.msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    gol_escape(s.msg, sizeof s.msg, raw);
     return s;
 }
 

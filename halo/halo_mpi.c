@@ -3,8 +3,10 @@
  *
  * With a timeout, wait polls instead of blocking in MPI_Waitall: a neighbour that stops answering
  * (stopped, hung, its node gone quiet) would otherwise hold this rank, and through it every rank,
- * forever. Past the deadline it names the neighbours whose messages did not arrive and aborts
- * every rank. */
+ * forever. It judges silence, not slowness: a neighbour counts as stopped only once it was
+ * expected in this exchange and neither its rows nor its heartbeat (halo/heartbeat.h) came for
+ * --timeout, so a neighbour busy in its own I/O is waited for. Past that it names the silent
+ * neighbours and aborts every rank. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "core/check.h"
 #include "core/trace.h"
 #include "halo/halo.h"
+#include "halo/heartbeat.h"
 
 /* Tags name the direction a row travels, so that with two ranks on a torus (up == down) the row
  * sent up and the row sent down still land in the right halos. */
@@ -38,6 +41,7 @@ typedef struct halo_mpi {
     bool is_recv[4]; /* a receive (the peer's row did not arrive) or a send (not taken) */
     int nreq;
     double timeout_s; /* 0: MPI_Waitall, forever */
+    gol_heartbeat *hb; /* with a timeout: the neighbours' signs of life apart from the rows */
     double seconds;
 } halo_mpi;
 
@@ -53,6 +57,7 @@ static void *mpi_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void 
     MPI_CHECK(MPI_Type_commit(&h->row));
     h->count = (int)rows;
     h->timeout_s = timeout_s;
+    if (timeout_s > 0) h->hb = heartbeat_start(comm, h->up, h->down, timeout_s);
     return h;
 }
 
@@ -78,11 +83,13 @@ static void mpi_post(void *impl, const uint64_t *first, const uint64_t *last, ui
     h->seconds += MPI_Wtime() - t0;
 }
 
-/* The distinct peers of the open requests of one kind (receives or sends), into names. */
-static int open_peers(const halo_mpi *h, bool is_recv, int names[4]) {
+/* The distinct peers of the open requests of one kind (receives or sends) that were quiet past the
+ * timeout, into names. */
+static int open_peers(const halo_mpi *h, bool is_recv, const double quiet[4], int names[4]) {
     int n = 0;
     for (int i = 0; i < h->nreq; i++) {
         if (h->req[i] == MPI_REQUEST_NULL || h->is_recv[i] != is_recv) continue;
+        if (quiet[i] <= h->timeout_s) continue;
         bool seen = false;
         for (int j = 0; j < n; j++)
             seen = seen || names[j] == h->peer[i];
@@ -94,13 +101,13 @@ static int open_peers(const halo_mpi *h, bool is_recv, int names[4]) {
 /* Names the neighbours that stopped answering: those whose rows did not arrive ("no halo row
  * arrived from rank 2 (below)"), or else, when every row arrived, those that did not take ours
  * (a large row waits for its receiver). */
-static void say_silent(const halo_mpi *h, char *buf, size_t len) {
+static void say_silent(const halo_mpi *h, const double quiet[4], char *buf, size_t len) {
     int names[4];
     bool rows_missing = true;
-    int n = open_peers(h, true, names);
+    int n = open_peers(h, true, quiet, names);
     if (n == 0) {
         rows_missing = false;
-        n = open_peers(h, false, names);
+        n = open_peers(h, false, quiet, names);
     }
     size_t used = (size_t)snprintf(
         buf, len, "%s rank%s",
@@ -114,12 +121,33 @@ static void say_silent(const halo_mpi *h, char *buf, size_t len) {
     }
 }
 
-/* MPI_Testsome until every request is done or the deadline passes; past it, abort every rank
- * with a message. Testsome, not Testall: Testall leaves every request open until all are done,
- * and the message must say which neighbour is silent. */
+/* Adds dt to how long each open request's peer has been quiet, unless the peer was heard from
+ * since the last look (heard: when, per request); returns the longest quiet time. */
+static double note_quiet(const halo_mpi *h, double quiet[4], double heard[4], double dt) {
+    double longest = 0.0;
+    for (int i = 0; i < h->nreq; i++) {
+        if (h->req[i] == MPI_REQUEST_NULL) continue;
+        double now_heard = heartbeat_heard(h->hb, h->peer[i]);
+        if (now_heard > heard[i]) {
+            heard[i] = now_heard;
+            quiet[i] = 0.0;
+        } else {
+            quiet[i] += dt;
+        }
+        if (quiet[i] > longest) longest = quiet[i];
+    }
+    return longest;
+}
+
+/* MPI_Testsome until every request is done, or a peer still owing one was quiet (no rows, no
+ * heartbeat) for the timeout; then abort every rank with a message. Testsome, not Testall:
+ * Testall leaves every request open until all are done, and the message must say which neighbour
+ * is silent. */
 static void wait_polling(halo_mpi *h) {
-    double start = MPI_Wtime(), last = start, waited = 0.0;
+    double start = MPI_Wtime(), last = start, quiet[4] = {0}, heard[4];
     int open = h->nreq, done_idx[4];
+    for (int i = 0; i < h->nreq; i++)
+        heard[i] = heartbeat_heard(h->hb, h->peer[i]);
     while (open > 0) {
         int ndone = 0;
         MPI_CHECK(MPI_Testsome(h->nreq, h->req, &ndone, done_idx, MPI_STATUSES_IGNORE));
@@ -127,13 +155,14 @@ static void wait_polling(halo_mpi *h) {
         open -= ndone;
         if (open == 0) break;
         double now = MPI_Wtime();
-        if (now - last < POLL_GAP_S) waited += now - last;
+        double longest = note_quiet(h, quiet, heard, now - last < POLL_GAP_S ? now - last : 0.0);
         last = now;
-        if (waited > h->timeout_s) {
+        if (longest > h->timeout_s) {
             char silent[160];
-            say_silent(h, silent, sizeof silent);
-            gol_abort_msg("%s for %.1f s (--timeout %g): stopped answering; aborting every rank",
-                          silent, waited, h->timeout_s);
+            say_silent(h, quiet, silent, sizeof silent);
+            gol_abort_msg("%s for %.1f s (--timeout %g), nor any sign of life: stopped answering; "
+                          "aborting every rank",
+                          silent, longest, h->timeout_s);
         }
         if (now - start < POLL_SPIN_S) {
             sched_yield(); /* a peer on this core, when oversubscribed, gets to send */
@@ -161,6 +190,7 @@ static double mpi_seconds(const void *impl) { return ((const halo_mpi *)impl)->s
 static void mpi_destroy(void *impl) {
     halo_mpi *h = impl;
     if (!h) return;
+    heartbeat_stop(h->hb);
     MPI_CHECK(MPI_Type_free(&h->row));
     MPI_CHECK(MPI_Comm_free(&h->comm));
     free(h);

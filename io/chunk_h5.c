@@ -1,7 +1,9 @@
 /* One chunk file, written by every rank at once through MPI-IO (DESIGN, Output). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/check.h"
 #include "io/io_internal.h"
@@ -11,6 +13,15 @@
 const char *io_basename(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
+}
+
+void io_debug_slow_meta(void) {
+    const char *s = getenv("GOLMPI_DEBUG_SLOW_INDEX");
+    double secs = s ? atof(s) : 0.0;
+    if (!(secs > 0 && secs < 3600)) return;
+    struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
 }
 
 void io_rename(const char *from, const char *to) {
@@ -100,6 +111,7 @@ static void select_nothing(hid_t dset, hid_t *fspace, hid_t *mspace) {
  * alone, to the closed file, through the serial driver: made collectively, each view cost a
  * collective metadata round, 10x the I/O time of a --save-every 1 run. */
 static void add_frame_views(const char *part, int64_t nframes, const hsize_t *dims) {
+    io_debug_slow_meta(); /* rank 0 alone, as the other ranks go on */
     hid_t file, group, vspace, sspace;
     H5_CHECK(file = H5Fopen(part, H5F_ACC_RDWR, H5P_DEFAULT));
     H5_CHECK(group = H5Gcreate2(file, "frames_2d", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));

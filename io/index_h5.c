@@ -7,6 +7,7 @@
 #include "core/check.h"
 #include "io/format.h"
 #include "io/io_internal.h"
+#include "io/output_names.h"
 #include "io/output_guard.h"
 #include "io/verify_h5.h"
 
@@ -52,8 +53,8 @@ static void map_prior(hid_t dcpl, hid_t vspace, const io_meta *m, const char *ba
 void index_h5_write(const char *base, const io_meta *m, const gol_schedule *sched,
                     int64_t nchunks, const int64_t *population, const io_series *prior) {
     char name[GOL_PATH_MAX + 16], part[GOL_PATH_MAX + 32], chunk[GOL_PATH_MAX + 64];
-    snprintf(name, sizeof name, "%s.h5", base);
-    snprintf(part, sizeof part, "%s.h5.part", base);
+    output_file_name(base, OUTPUT_INDEX, name, sizeof name);
+    output_file_name(base, OUTPUT_INDEX_PART, part, sizeof part);
     int64_t before = prior ? prior->nframes : 0; /* frames of the series before this run */
     int64_t total = before + schedule_chunk_first(sched, nchunks - 1) +
                     schedule_chunk_frames(sched, nchunks - 1);

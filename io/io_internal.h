@@ -57,6 +57,13 @@ void xdmf_add_chunk(xdmf_state *x, const char *chunk_name, int64_t nframes, cons
 void xdmf_write(xdmf_state *x);
 void xdmf_destroy(xdmf_state *x);
 
+/* The debug setting GOLMPI_DEBUG_SLOW_INDEX=SECONDS: rank 0 sleeps that long in its own metadata
+ * work on each chunk (the frame views and rename of the chunk, then the index and .xmf rewrite),
+ * as a slow file system would hold it while the other ranks go on to the next exchange. For
+ * tests/faults2.py's "slow_index" case only: the halo watchdog must not take a rank busy in its own
+ * I/O for a stopped one. Nothing when unset. */
+void io_debug_slow_meta(void);
+
 /* rename(2) checked: the atomic step that makes a finished file visible. */
 void io_rename(const char *from, const char *to);
 

@@ -137,6 +137,7 @@ static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
 static void refresh_index(gol_output *o) {
     if (o->slab.rank != 0 || o->chunks_done == 0) return;
     double t0 = now_s();
+    io_debug_slow_meta();
     int64_t *gens;
     char name[GOL_PATH_MAX + 64];
     int64_t n = chunk_frames_and_name(o, o->chunks_done - 1, &gens, name, sizeof name);

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/quote.h"
+#include "io/output_names.h"
 
 /* The locks this process holds: a process-wide resource, like its open files, so a list here
  * rather than in a gol_output (the lock is taken in output_check, before any gol_output exists,
@@ -36,7 +38,7 @@ typedef struct lock_owner {
 } lock_owner;
 
 static void lock_path(const char *base, char *path, size_t len) {
-    snprintf(path, len, "%s.lock", base);
+    output_file_name(base, OUTPUT_LOCK, path, len);
 }
 
 /* Field 22 of /proc/<pid>/stat (its start time), counted after the ')' that ends the command
@@ -298,20 +300,21 @@ static void __attribute__((noreturn)) abort_all(void) {
 }
 
 void io_write_failed(const char *file, const char *fmt, ...) {
-    char host[256] = "?", msg[1024];
+    char host[256] = "?", raw[1024], msg[1024];
     gethostname(host, sizeof host - 1);
     int rank = -1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    gol_escape(msg, sizeof msg, raw);
     char space[128];
     io_free_space_note(file, space, sizeof space);
     fprintf(stderr,
             "golmpi: rank %d on host %s: cannot write '%s': %s%s. It is left unfinished; the "
             "index and the .xmf cover only the files finished before it\n",
-            rank, host, file, msg, space);
+            rank, host, gol_quote(file).s, msg, space);
     fflush(stderr);
     abort_all();
 }
@@ -354,7 +357,7 @@ void io_exit_all(MPI_Comm comm, const char *msg) {
     }
     give_back_all();
     MPI_CHECK(MPI_Barrier(comm));
-    MPI_Finalize();
+    gol_finalize_now(); /* the halo's heartbeat thread first: it makes MPI calls */
     exit(GOL_EXIT_OUTPUT);
 }
 
@@ -362,7 +365,9 @@ void io_write_failed_all(MPI_Comm comm, const char *msg) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        fprintf(stderr, "golmpi: error: %s\n", msg);
+        char safe[1024];
+        gol_escape(safe, sizeof safe, msg);
+        fprintf(stderr, "golmpi: error: %s\n", safe);
         fflush(stderr);
     }
     /* no rank may abort before rank 0 has printed: an abort kills rank 0 at once */

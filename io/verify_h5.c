@@ -217,7 +217,10 @@ static bool sources_exist(hid_t file, const char *part, why *w) {
         snprintf(path, sizeof path, "%s/%s", dir, plain);
         if (ok) ok = stat(path, &st) == 0 && S_ISREG(st.st_mode);
         if (!ok)
-            snprintf(w->text, sizeof w->text, "it names '%.500s', which is not a chunk file", src);
+            snprintf(w->text, sizeof w->text,
+                     "it names '%.500s', which is not a chunk file (a finished chunk deleted or "
+                     "moved while the run went on?)",
+                     src);
     }
     if (dcpl >= 0) H5Pclose(dcpl);
     if (d >= 0) H5Dclose(d);
@@ -235,18 +238,15 @@ void verify_index(const char *part, const io_meta *m, int64_t nframes, const int
     }
     io_quiet_end(q);
     if (ok) return;
-    char space[128];
-    io_free_space_note(part, space, sizeof space);
-    io_write_failed(part, "it does not read back as written: %s%s", w.text, space);
+    /* io_write_failed adds the free space itself */
+    io_write_failed(part, "it does not read back as written: %s", w.text);
 }
 
 void verify_sync(const char *part) {
     int fd = open(part, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fsync(fd) != 0) {
         int err = errno;
-        char space[128];
-        io_free_space_note(part, space, sizeof space);
-        io_write_failed(part, "fsync: %s%s", strerror(err), space);
+        io_write_failed(part, "fsync: %s", strerror(err));
     }
     close(fd);
 }

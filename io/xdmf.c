@@ -23,6 +23,7 @@
 
 #include "core/check.h"
 #include "io/io_internal.h"
+#include "io/output_names.h"
 #include "io/output_guard.h"
 
 struct xdmf_state {
@@ -55,8 +56,8 @@ static void append(xdmf_state *x, const char *fmt, ...) {
 
 xdmf_state *xdmf_create(const char *base, const io_meta *m) {
     xdmf_state *x = gol_xcalloc(1, sizeof *x);
-    snprintf(x->name, sizeof x->name, "%s.xmf", base);
-    snprintf(x->part, sizeof x->part, "%s.xmf.part", base);
+    output_file_name(base, OUTPUT_XMF, x->name, sizeof x->name);
+    output_file_name(base, OUTPUT_XMF_PART, x->part, sizeof x->part);
     x->meta = *m;
     x->cap = 4096;
     x->grids = gol_xmalloc(x->cap);

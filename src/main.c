@@ -38,11 +38,14 @@ static int finish(gol_status st, const char *text, int rank) {
 }
 
 /* SIGTERM, SIGINT and SIGUSR1 (Slurm's --signal=B:USR1@SECONDS, forwarded by the job script and
- * by mpirun) stop the run at a generation every rank agrees on, written as a checkpoint (run.h).
- * A second SIGINT, a second Ctrl-C, kills at once. Set before MPI_Init: a job signalled while it
- * starts must still stop cleanly. */
+ * by mpirun) stop the run at a generation every rank agrees on, written as a checkpoint (run.h);
+ * so does SIGHUP (the terminal or ssh session of a run started by hand went away). A second
+ * SIGINT, a second Ctrl-C, kills at once. A reader of stdout or stderr that went away (golmpi |
+ * head) must not kill the run half-written either: SIGPIPE is ignored, and the lost lines are
+ * only lost lines. Set before MPI_Init: a job signalled while it starts must still stop cleanly. */
 static void stop_on_signals(void) {
-    static const int signals[] = {SIGTERM, SIGINT, SIGUSR1};
+    static const int signals[] = {SIGTERM, SIGINT, SIGUSR1, SIGHUP};
+    SYS_CHECK(signal(SIGPIPE, SIG_IGN) != SIG_ERR, "signal(SIGPIPE)");
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);

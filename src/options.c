@@ -3,6 +3,7 @@
  * is checked with its endptr, then the options are cross-checked. Every rank parses the same argv
  * and so reaches the same verdict; the messages are returned, never printed, so rank 0 alone shows
  * them. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <hdf5.h>
@@ -420,13 +421,20 @@ static void *field_of(option_context *ctx, const gol_option *o) {
     return (char *)ctx->cfg + o->field;
 }
 
+/* The one test every number's text passes, whatever its kind: strto* read something (end moved),
+ * then nothing is left, and nothing before it either: strto* skips leading white space (a newline,
+ * a tab, a space, from a script's quoting), which is refused like any other stray character. */
+static bool number_whole(const char *arg, const char *end) {
+    return end != arg && *end == '\0' && !isspace((unsigned char)arg[0]);
+}
+
 /* A decimal integer in [lo, hi]; "what" says what the option wants, for the message. */
 static gol_status parse_i64(const char *opt, const char *arg, int64_t lo, int64_t hi,
                             const char *what, int64_t *out) {
     char *end = NULL;
     errno = 0;
     long long v = strtoll(arg, &end, 10);
-    if (end == arg || *end != '\0' || *arg == ' ' || *arg == '\t')
+    if (!number_whole(arg, end))
         return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is not an integer", opt, arg);
     if (errno == ERANGE || v < lo || v > hi)
         return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is out of range; expected %s", opt, arg, what);
@@ -503,7 +511,7 @@ static gol_status apply_seed(const gol_option *o, const char *a, option_context 
     errno = 0;
     /* strtoull would quietly turn "-1" into 2^64-1 */
     unsigned long long s = strtoull(a, &end, 10);
-    if (end == a || *end || errno == ERANGE || strchr(a, '-') || *a == ' ')
+    if (!number_whole(a, end) || errno == ERANGE || strchr(a, '-'))
         return gol_fail(GOL_EXIT_USAGE, "--seed: '%s' is not an integer from 0 to 2^64-1", a);
     ctx->cfg->seed = (uint64_t)s;
     return gol_ok();
@@ -514,7 +522,7 @@ static gol_status apply_density(const gol_option *o, const char *a, option_conte
     char *end = NULL;
     errno = 0;
     double d = strtod(a, &end);
-    if (end == a || *end || *a == ' ')
+    if (!number_whole(a, end))
         return gol_fail(GOL_EXIT_USAGE, "--density: '%s' is not a number", a);
     if (!(d >= 0.0 && d <= 1.0)) /* NaN fails too */
         return gol_fail(GOL_EXIT_USAGE, "--density: '%s' is outside 0..1", a);
@@ -528,7 +536,7 @@ static gol_status apply_seconds(const gol_option *o, const char *a, option_conte
     option_label(o, label, sizeof label);
     char *end = NULL;
     double d = strtod(a, &end);
-    if (end == a || *end || *a == ' ')
+    if (!number_whole(a, end))
         return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is not a number of seconds", label, a);
     if (!(d >= 0.0 && d <= 1e9)) /* NaN and inf fail too */
         return gol_fail(GOL_EXIT_USAGE, "%s: '%s' is outside 0..1e9 seconds", label, a);
@@ -549,9 +557,9 @@ static gol_status apply_at(const gol_option *o, const char *arg, option_context 
     char *end;
     errno = 0;
     long long vx = strtoll(xs, &end, 10);
-    int bad = end == xs || *end || errno;
+    int bad = !number_whole(xs, end) || errno;
     long long vy = strtoll(ys, &end, 10);
-    bad = bad || end == ys || *end || errno;
+    bad = bad || !number_whole(ys, end) || errno;
     if (bad)
         return gol_fail(GOL_EXIT_USAGE, "--at: '%s' is not of the form X,Y (e.g. --at 10,20)", arg);
     if (vx < 0 || vy < 0 || vx > MAX_SIDE || vy > MAX_SIDE)

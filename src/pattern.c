@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #include "core/check.h"
-#include "src/pattern.h"
+#include "core/quote.h"
 #include "core/rule.h"
+#include "src/pattern.h"
 
 #define PATTERN_MAX_SIDE INT64_C(2147483647)
 /* The pattern is held densely on every rank; past 2^36 cells (8 GiB of bits) a pattern file is
@@ -168,8 +169,8 @@ static gol_status parse_rle_header(const char *s, size_t n, int line, gol_patter
         while (i < n && isspace((unsigned char)s[i])) i++;
         if (k1 == k0 || i >= n || s[i] != '=')
             return gol_fail(GOL_EXIT_USAGE,
-                            "line %d: bad RLE header '%.*s'; expected 'x = W, y = H[, rule = R]'",
-                            line, (int)(n > 80 ? 80 : n), s);
+                            "line %d: bad RLE header '%s'; expected 'x = W, y = H[, rule = R]'",
+                            line, gol_quote_n(s, n > 80 ? 80 : n).s);
         i++;
         while (i < n && isspace((unsigned char)s[i])) i++;
         size_t v0 = i;
@@ -224,7 +225,9 @@ static gol_status read_run(text_cursor *c, int64_t *n, char *tag) {
                         " at the end of the file has no b, o or $ after it",
                         c->line, *n);
     *tag = *c->s;
-    if (*n == 0) return gol_fail(GOL_EXIT_USAGE, "line %d: run count 0 before '%c'", c->line, *tag);
+    if (*n == 0) /* the tag may be any byte, NUL too */
+        return gol_fail(GOL_EXIT_USAGE, "line %d: run count 0 before '%s'", c->line,
+                        gol_quote_n(tag, 1).s);
     return gol_ok();
 }
 
@@ -331,7 +334,7 @@ gol_status pattern_parse_rle(const char *text, size_t len, gol_pattern *p) {
     while (t < le && isspace((unsigned char)*t)) t++;
     if (*t != 'x')
         return gol_fail(GOL_EXIT_USAGE, "line %d: expected the RLE header 'x = W, y = H', got "
-                        "'%.*s'", header_line, (int)(le - t > 40 ? 40 : le - t), t);
+                        "'%s'", header_line, gol_quote_n(t, (size_t)(le - t > 40 ? 40 : le - t)).s);
     int64_t hw = 0, hh = 0;
     GOL_TRY(parse_rle_header(t, (size_t)(le - t), header_line, p, &hw, &hh));
 

@@ -12,6 +12,7 @@
 #include "core/rule.h"
 #include "io/format.h"
 #include "io/golfile.h"
+#include "io/output_names.h"
 #include "src/init.h"
 #include "src/options.h"
 
@@ -78,64 +79,12 @@ static gol_status resolve_restart(gol_setup *s) {
 
 /* ---- output paths that would overwrite an input or another output -------------------------- */
 
-/* A path made absolute and free of symbolic links: the file itself where it exists, else its
- * directory (where that exists) and its name. Two paths that name one file come out equal. */
-static void canonical_path(const char *path, char *out, size_t len) {
-    char real[PATH_MAX], dir[GOL_PATH_MAX];
-    const char *name;
-    if (realpath(path, real)) {
-        snprintf(out, len, "%s", real);
-        return;
-    }
-    path_split(path, dir, sizeof dir, &name);
-    snprintf(out, len, "%s/%s", realpath(dir, real) ? real : dir, name);
-}
-
-/* The same file: the same inode where both exist (hard links too), else the same canonical path. */
-static bool same_file(const char *a, const char *b) {
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char ca[2 * GOL_PATH_MAX], cb[2 * GOL_PATH_MAX];
-    canonical_path(a, ca, sizeof ca);
-    canonical_path(b, cb, sizeof cb);
-    return strcmp(ca, cb) == 0;
-}
-
-/* A chunk name of this output (io/format.h), of this run or of another run to the same --output,
- * or its ".part". */
-static bool chunk_name_of(const char *name, const char *stem) {
-    char whole[GOL_PATH_MAX];
-    size_t n = strlen(name);
-    if (n > 5 && n < sizeof whole && strcmp(name + n - 5, ".part") == 0) {
-        memcpy(whole, name, n - 5);
-        whole[n - 5] = '\0';
-        name = whole;
-    }
-    return output_is_chunk_name(name, stem);
-}
-
-/* Which of this run's outputs (index, XDMF, their .part, a chunk file) `path` names, or NULL. */
+/* Which of this run's output files (io/output_names.h) `path` names, or NULL. */
 static const char *output_named(const gol_config *cfg, const char *path) {
     if (cfg->no_output) return NULL;
-    char base[GOL_PATH_MAX], file[GOL_PATH_MAX + 16];
+    char base[GOL_PATH_MAX];
     config_output_base(cfg, base, sizeof base);
-    static const char *const suffix[] = {".h5", ".h5.part", ".xmf", ".xmf.part"};
-    static const char *const what[] = {"the output index", "the output index's .part",
-                                       "the XDMF file", "the XDMF file's .part"};
-    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-        snprintf(file, sizeof file, "%s%s", base, suffix[i]);
-        if (same_file(path, file)) return what[i];
-    }
-    char cp[2 * GOL_PATH_MAX], cbase[2 * GOL_PATH_MAX], pdir[2 * GOL_PATH_MAX];
-    char bdir[2 * GOL_PATH_MAX];
-    const char *pname, *stem;
-    canonical_path(path, cp, sizeof cp);
-    canonical_path(base, cbase, sizeof cbase);
-    path_split(cp, pdir, sizeof pdir, &pname);
-    path_split(cbase, bdir, sizeof bdir, &stem);
-    if (strcmp(pdir, bdir) == 0 && chunk_name_of(pname, stem)) return "a chunk file";
-    return NULL;
+    return output_name_of(base, path);
 }
 
 /* --stats is written at the very end of the run, so whatever would stop it must be found now; and
@@ -148,6 +97,14 @@ static gol_status check_output_paths(const gol_config *cfg) {
                         "--pattern %s is %s of --output %s; it would be overwritten: choose "
                         "another --output",
                         cfg->pattern, out, cfg->output);
+    /* the index itself is the resume (continue_series); any other of the output's files is not
+     * a restart file, and the run would replace or remove it */
+    if (cfg->restart[0] && (out = output_named(cfg, cfg->restart)) &&
+        !io_same_file(cfg->restart, cfg->output))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--restart %s is %s of --output %s; it would be overwritten: choose "
+                        "another --output",
+                        cfg->restart, out, cfg->output);
     if (!cfg->stats[0]) return gol_ok();
     char dir[GOL_PATH_MAX];
     const char *name;
@@ -161,10 +118,10 @@ static gol_status check_output_paths(const gol_config *cfg) {
     if (!*name || (stat(cfg->stats, &st) == 0 && S_ISDIR(st.st_mode)))
         return gol_fail(GOL_EXIT_USAGE, "--stats %s is a directory; it needs a file name",
                         cfg->stats);
-    if (cfg->pattern[0] && same_file(cfg->stats, cfg->pattern))
+    if (cfg->pattern[0] && io_same_file(cfg->stats, cfg->pattern))
         return gol_fail(GOL_EXIT_USAGE, "--stats %s is the --pattern file; it would be overwritten",
                         cfg->stats);
-    if (cfg->restart[0] && same_file(cfg->stats, cfg->restart))
+    if (cfg->restart[0] && io_same_file(cfg->stats, cfg->restart))
         return gol_fail(GOL_EXIT_USAGE, "--stats %s is the --restart file; it would be overwritten",
                         cfg->stats);
     if ((out = output_named(cfg, cfg->stats)))
@@ -183,7 +140,7 @@ static gol_status check_output_paths(const gol_config *cfg) {
 static gol_status continue_series(gol_setup *s, const char **text) {
     static char done[GOL_PATH_MAX + 256];
     gol_config *cfg = &s->cfg;
-    if (cfg->no_output || !same_file(cfg->restart, cfg->output)) return gol_ok();
+    if (cfg->no_output || !io_same_file(cfg->restart, cfg->output)) return gol_ok();
     GOL_TRY(io_series_read(cfg->restart, &s->series));
     s->has_series = true;
     const io_series *ser = &s->series;

@@ -1,0 +1,35 @@
+/* A sign of life between neighbouring ranks, apart from the halo rows (DESIGN: the watchdog).
+ *
+ * The halo watchdog must judge silence, not slowness: a neighbour busy outside the exchange (rank
+ * 0 rewriting the index and the .xmf, waiting on the lock, a slow file system, a collective) has
+ * not posted its rows yet, but it is not stopped. So each rank runs a helper thread that sends a
+ * tiny message to each neighbour every period and takes theirs, on a communicator of its own, and
+ * notes when each neighbour was last heard from. The thread keeps answering while the rank's
+ * other threads are busy; a stopped rank (SIGSTOP, a frozen node, a dead network) stops its
+ * helper too, so its neighbours stop hearing from it: the halo wait then aborts after --timeout,
+ * and the helper itself after --timeout + 1 s even where this rank waits on something else (its
+ * writer, a collective). Needs MPI_THREAD_MULTIPLE (else no thread: only the rows count as signs
+ * of life). */
+#ifndef GOLMPI_HEARTBEAT_H
+#define GOLMPI_HEARTBEAT_H
+
+#include <mpi.h>
+
+typedef struct gol_heartbeat gol_heartbeat;
+
+/* Starts the helper thread beating to up and down, and aborting every rank, naming the neighbour,
+ * once one sent nothing for timeout_s + 1 s (either may be < 0: no neighbour; this rank
+ * itself: nothing to hear). The period follows timeout_s (several beats per timeout, at most one
+ * a second). Collective over comm (it duplicates it). Returns NULL when MPI gives less than
+ * MPI_THREAD_MULTIPLE on some rank (every rank then agrees on NULL). */
+gol_heartbeat *heartbeat_start(MPI_Comm comm, int up, int down, double timeout_s);
+/* MPI_Wtime() when peer was last heard from (a beat taken by the helper thread); 0 when never, or
+ * hb is NULL, or peer is no neighbour. Local; never blocks. */
+double heartbeat_heard(gol_heartbeat *hb, int peer);
+/* Stops the thread: a last message to each neighbour, then every beat still coming is taken until
+ * their last ones, so nothing is left in flight on the communicator. Collective with the
+ * neighbours (each must stop too); waits on a neighbour no longer than timeout_s of silence, then
+ * aborts every rank naming it. NULL: nothing. */
+void heartbeat_stop(gol_heartbeat *hb);
+
+#endif
