@@ -19,7 +19,8 @@
 #
 # Settings (environment): GOLMPI_CLUSTER_DIR (/tmp/golmpi-cluster: state, logs, spool),
 # GOLMPI_CLUSTER_NODES (3), GOLMPI_CLUSTER_PREFIX (golmpi: namespace names <prefix>-n1, ...),
-# GOLMPI_CLUSTER_SUBNET (10.21.0: node i is .i, ctl is .254), GOLMPI_CLUSTER_SLURMD_TIMEOUT (10 s).
+# GOLMPI_CLUSTER_SUBNET (10.21.0: node i is .i, ctl is .254), GOLMPI_CLUSTER_SLURMD_TIMEOUT (40 s: a node
+# silent that long is DOWN; a busy machine delays a slurmd's answers by seconds).
 # After "up", the other commands read these from the cluster's directory; only the directory is
 # needed again.
 set -uo pipefail
@@ -71,7 +72,8 @@ cmd_up() {
     NODES=${GOLMPI_CLUSTER_NODES:-3}
     PREFIX=${GOLMPI_CLUSTER_PREFIX:-golmpi}
     SUBNET=${GOLMPI_CLUSTER_SUBNET:-10.21.0}
-    SLURMD_TIMEOUT=${GOLMPI_CLUSTER_SLURMD_TIMEOUT:-10}
+    SLURMD_TIMEOUT=${GOLMPI_CLUSTER_SLURMD_TIMEOUT:-40}
+    [[ "$SLURMD_TIMEOUT" =~ ^[0-9]+$ && "$SLURMD_TIMEOUT" -ge 10 ]] || die "GOLMPI_CLUSTER_SLURMD_TIMEOUT: 10 s or more"
     [[ "$(id -u)" == 0 ]] || die "needs root (network namespaces, Slurm daemons)"
     [[ "$NODES" =~ ^[1-9][0-9]?$ && "$NODES" -le 200 ]] || die "GOLMPI_CLUSTER_NODES: 1 to 200"
     [[ "$PREFIX" =~ ^[a-z][a-z0-9]{0,8}$ ]] || die "GOLMPI_CLUSTER_PREFIX: a-z0-9, 1 to 9 characters"
@@ -131,7 +133,7 @@ start_daemons() {
     [[ $NODES == 1 ]] && list=n1
     # the template's @NODES@ line becomes the node lines
     sed -e "s|@DIR@|$DIR|g" -e "s|@USER@|$(id -un)|g" -e "s|@CTL_ADDR@|$SUBNET.254|g" \
-        -e "s|@SLURMD_TIMEOUT@|$SLURMD_TIMEOUT|g" -e "s|@NODELIST@|$list|g" \
+        -e "s|@SLURMD_TIMEOUT@|$SLURMD_TIMEOUT|g" -e "s|@MESSAGE_TIMEOUT@|$((SLURMD_TIMEOUT / 2))|g" -e "s|@NODELIST@|$list|g" \
         "$HERE/slurm.conf.in" | awk -v n="$nodelines" '$0 == "@NODES@" { printf "%s", n; next } { print }' \
         >"$SLURM_CONF"
     : >"$DIR/plugstack.conf" # the system's spank plugins are not ours to load
