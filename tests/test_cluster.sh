@@ -175,3 +175,41 @@ if part slurm; then
     done
 fi
 say "PASS so far"
+
+# mpirun across the namespace nodes: from n1, its daemons started on the other nodes by the
+# cluster's launch agent (as ssh would), as users without a scheduler run.
+mpirun_nodes() { # mpirun_nodes HOSTS NRANKS golmpi-args...: on n1, output to stdout and stderr
+    local hosts=$1 n=$2
+    shift 2
+    on n1 env "${MPI_ENV[@]}" OMP_NUM_THREADS=1 mpirun --mca plm_rsh_agent "$CLUSTER agent" \
+        --host "$hosts" -n "$n" "$BIN" --backend cpu "$@"
+}
+
+# ---- 2. without Slurm: mpirun --host n1:2,n2:2 ---------------------------------------------------
+if part mpirun; then
+    say "mpirun --host n1:2,n2:2 from n1 (launch agent: cluster.sh agent)"
+    mkdir -p "$TMP/out-ssh"
+    timeout 180 bash -c "$(declare -f on mpirun_nodes); $(declare -p MPI_ENV CLUSTER BIN); \
+        mpirun_nodes n1:2,n2:2 4 --size $SIZE --steps $STEPS --save-every $SAVE --chunk $CHUNK \
+        --seed $SEED --output $TMP/out-ssh/life.h5 --stats $TMP/out-ssh/life.stats.json" \
+        >"$TMP/ssh.out" 2>&1 || die "mpirun --host n1:2,n2:2 failed: $(tail -n 20 "$TMP/ssh.out")"
+    [[ -f "$TMP/one/life.h5" ]] && same=(--same-as "$TMP/one/life.h5") || same=()
+    "$PY" "$HERE/slurm/check_output.py" "$TMP/out-ssh/life.h5" --size $SIZE --steps $STEPS \
+        --save-every $SAVE --chunk $CHUNK "${same[@]}" | sed 's/^/test_cluster:   /'
+    [[ ${PIPESTATUS[0]} == 0 ]] || die "mpirun --host n1:2,n2:2: output check"
+    "$PY" "$HERE/cluster/check_cluster.py" table "$TMP/ssh.out" --nodes 2 --per-node 2 ||
+        die "mpirun --host n1:2,n2:2: start-up table or BTL"
+
+    # The halo rows between n1 and n2 cross n2's link: counted on the switch's side of it, a wide
+    # grid sends at least 2 rows each way over each of the 2 node boundaries every generation.
+    WIDE=4096 WSTEPS=200
+    before=$(bash "$CLUSTER" bytes n2)
+    timeout 180 bash -c "$(declare -f on mpirun_nodes); $(declare -p MPI_ENV CLUSTER BIN); \
+        mpirun_nodes n1:2,n2:2 4 --size $WIDE --steps $WSTEPS --no-output --halo-depth 1 --quiet" \
+        >"$TMP/ssh-wide.out" 2>&1 || die "the wide run failed: $(tail -n 20 "$TMP/ssh-wide.out")"
+    after=$(bash "$CLUSTER" bytes n2)
+    want=$((2 * 2 * WSTEPS * WIDE / 8))
+    say "n2's link carried $((after - before)) bytes in the wide run; its halo rows alone are $want"
+    ((after - before >= want)) || die "fewer bytes over n2's link than the halo rows between the nodes"
+fi
+say "PASS so far"
