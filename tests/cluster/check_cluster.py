@@ -3,7 +3,7 @@
 
   check_cluster.py start INDEX --seed S --size N
       the first frame is the reference's random start (tests/reference.py), cell for cell
-  check_cluster.py table LOG --nodes N --per-node K
+  check_cluster.py table LOG --nodes N --per-node K [--hosts n1,n3] [--last]
       every start-up table in a job's log: ranks in blocks of K on hosts n1..nN, each host's
       local ranks 0..K-1; and Open MPI's BTL lines: tcp between every two nodes, shared memory
       (vader) inside a node, never tcp inside one
@@ -65,7 +65,10 @@ def table(a):
                 pairs.setdefault((src, dst), set()).add(btl)
     if not tables:
         fail(f"{a.log}: no start-up table")
-    nodes = [f"n{i}" for i in range(1, a.nodes + 1)]
+    nodes = a.hosts.split(",") if a.hosts else [f"n{i}" for i in range(1, a.nodes + 1)]
+    a.nodes = len(nodes)
+    if a.last:
+        tables = tables[-1:]
     for t in tables:
         if len(t) != a.nodes * a.per_node:
             fail(f"{a.log}: {len(t)} ranks in the table, expected {a.nodes * a.per_node}")
@@ -133,8 +136,10 @@ def main():
     p.add_argument("--size", type=int, required=True)
     p = sub.add_parser("table")
     p.add_argument("log")
-    p.add_argument("--nodes", type=int, required=True)
+    p.add_argument("--nodes", type=int, default=0)
     p.add_argument("--per-node", type=int, required=True)
+    p.add_argument("--hosts", help="the job's hosts, comma-separated, instead of n1..nN")
+    p.add_argument("--last", action="store_true", help="the last table only (a requeued job's)")
     p = sub.add_parser("series")
     p.add_argument("index")
     p.add_argument("--same-as", required=True)

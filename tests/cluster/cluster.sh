@@ -181,12 +181,19 @@ cmd_down() {
 }
 
 # Open MPI's launch agent (plm_rsh_agent), like ssh: "agent HOST COMMAND WORDS", the words one
-# shell command line.
+# shell command line. This process stays on the launching node, as ssh does. When the remote
+# command is killed with its node (lost: link down), ssh would hear nothing until its link came
+# back; so does the agent: it waits while the node's link is down, instead of telling mpirun at
+# once.
 cmd_agent() {
     load
-    local node=$1
+    local node=$1 rc=0
     shift
-    on "$node" /bin/sh -c "$*"
+    on "$node" /bin/sh -c "$*" || rc=$?
+    while ((rc > 128)) && ! ip -n "$(ns sw)" link show "$node" 2>/dev/null | grep -q 'state UP'; do
+        sleep 1
+    done
+    return "$rc"
 }
 
 bytes() { # rx + tx bytes of a node's link, counted on the switch's side
