@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/quote.h"
+#include "core/status.h"
 
 /* This process's host name and world rank (-1 before MPI_Init), for messages on the way out. */
 static int whoami(char *host, size_t len) {
@@ -30,17 +31,17 @@ static void die_print(const char *file, int line, const char *call, const char *
     fflush(stderr);
 }
 
-static void __attribute__((noreturn)) die_abort(void) {
+static void __attribute__((noreturn)) die_abort(int code) {
     int inited = 0, finalized = 0;
     MPI_Initialized(&inited);
     MPI_Finalized(&finalized);
-    if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
+    if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
     abort();
 }
 
 void gol_die(const char *file, int line, const char *call, const char *lib, const char *err) {
     die_print(file, line, call, lib, err);
-    die_abort();
+    die_abort(1);
 }
 
 void gol_abort_msg(const char *fmt, ...) {
@@ -53,7 +54,9 @@ void gol_abort_msg(const char *fmt, ...) {
     gol_escape(msg, sizeof msg, raw); /* it may quote a path or a file's bytes */
     fprintf(stderr, "golmpi: rank %d on host %s: %s\n", rank, host, msg);
     fflush(stderr);
-    die_abort();
+    /* its own exit code (mpirun passes MPI_Abort's on): a job script can tell a lost peer, to
+     * requeue and resume, from a failure that would only fail again */
+    die_abort(GOL_EXIT_PEER);
 }
 
 const char *gol_mpi_errstr(int code) {

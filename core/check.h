@@ -21,7 +21,7 @@ void gol_die(const char *file, int line, const char *call, const char *lib, cons
     __attribute__((noreturn));
 const char *gol_mpi_errstr(int code); /* static buffer: only called on the way to abort */
 /* Not a library error but a run that cannot go on (a peer that stopped answering): one line,
- * "golmpi: rank R on host H: <message>", then MPI_Abort so that every rank goes. */
+ * "golmpi: rank R on host H: <message>", then MPI_Abort(GOL_EXIT_PEER) so that every rank goes. */
 void gol_abort_msg(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 const char *gol_h5_errstr(void);
 

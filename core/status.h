@@ -14,6 +14,8 @@ enum {
     GOL_EXIT_STOPPED = 4, /* a signal stopped the run early; its output ends in a checkpoint */
     GOL_EXIT_OUTPUT = 5,  /* the output could not be written (a full disk; a file that does not
                            * read back as written): every rank aborts with it (io/output_guard.h) */
+    GOL_EXIT_PEER = 6, /* a peer stopped answering past --timeout (its node lost, a link cut): every
+                        * rank aborts with it; the output holds every finished chunk, to resume */
     GOL_EXIT_SKIP = 77, /* tests only: ctest's SKIP_RETURN_CODE */
 };
 

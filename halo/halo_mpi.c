@@ -10,7 +10,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/check.h"
 #include "core/trace.h"
@@ -43,7 +45,23 @@ typedef struct halo_mpi {
     double timeout_s; /* 0: MPI_Waitall, forever */
     gol_heartbeat *hb; /* with a timeout: the neighbours' signs of life apart from the rows */
     double seconds;
+    char up_host[64], down_host[64]; /* the neighbours' host names, for the message on silence */
 } halo_mpi;
+
+/* Each rank learns its neighbours' host names once, so that the rank that finds one silent can
+ * name its host too: on a cluster, that is the node lost or cut off. */
+static void learn_peer_hosts(halo_mpi *h) {
+    char mine[64] = "?";
+    gethostname(mine, sizeof mine - 1);
+    int up = h->up >= 0 ? h->up : MPI_PROC_NULL, down = h->down >= 0 ? h->down : MPI_PROC_NULL;
+    strcpy(h->up_host, "?");
+    strcpy(h->down_host, "?");
+    MPI_CHECK(MPI_Sendrecv(mine, sizeof mine, MPI_CHAR, up, 13, h->down_host, sizeof h->down_host,
+                           MPI_CHAR, down, 13, h->comm, MPI_STATUS_IGNORE));
+    MPI_CHECK(MPI_Sendrecv(mine, sizeof mine, MPI_CHAR, down, 14, h->up_host, sizeof h->up_host,
+                           MPI_CHAR, up, 14, h->comm, MPI_STATUS_IGNORE));
+    h->up_host[sizeof h->up_host - 1] = h->down_host[sizeof h->down_host - 1] = '\0';
+}
 
 static void *mpi_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
                         double timeout_s) {
@@ -57,6 +75,7 @@ static void *mpi_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void 
     MPI_CHECK(MPI_Type_commit(&h->row));
     h->count = (int)rows;
     h->timeout_s = timeout_s;
+    learn_peer_hosts(h);
     if (timeout_s > 0) h->hb = heartbeat_start(comm, h->up, h->down, timeout_s);
     return h;
 }
@@ -116,8 +135,9 @@ static void say_silent(const halo_mpi *h, const double quiet[4], char *buf, size
         const char *where = h->up == h->down    ? "above and below"
                             : names[j] == h->up ? "above"
                                                 : "below";
-        used += (size_t)snprintf(buf + used, len - used, "%s%d (%s)", j ? " and " : " ", names[j],
-                                 where);
+        const char *host = names[j] == h->up ? h->up_host : h->down_host;
+        used += (size_t)snprintf(buf + used, len - used, "%s%d (host %s, %s)", j ? " and " : " ",
+                                 names[j], host, where);
     }
 }
 
@@ -158,7 +178,7 @@ static void wait_polling(halo_mpi *h) {
         double longest = note_quiet(h, quiet, heard, now - last < POLL_GAP_S ? now - last : 0.0);
         last = now;
         if (longest > h->timeout_s) {
-            char silent[160];
+            char silent[400];
             say_silent(h, quiet, silent, sizeof silent);
             gol_abort_msg("%s for %.1f s (--timeout %g), nor any sign of life: stopped answering; "
                           "aborting every rank",

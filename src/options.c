@@ -247,12 +247,14 @@ static const struct {
     const char *meaning;
 } exit_codes[] = {
     {0, "success; also --help, --version, and a resumed series already complete"},
-    {1, "a library failure (MPI, HDF5, CUDA, NCCL) or a neighbour silent for --timeout seconds"},
+    {1, "a library failure (MPI, HDF5, CUDA, NCCL)"},
     {2, "bad input (options, files, sizes, rank counts, memory, existing output); nothing written"},
     {3, "--backend cuda without a usable GPU"},
-    {4, "stopped by SIGTERM, SIGINT or SIGUSR1: the output ends in a checkpoint; resume with\n"
+    {4, "stopped by SIGTERM, SIGINT, SIGUSR1 or SIGHUP: the output ends in a checkpoint; resume with\n"
         "     --restart OUT --output OUT and the same --steps"},
     {5, "an output file could not be written (a full disk) or does not read back as written"},
+    {6, "a rank or its GPU stopped answering for --timeout seconds (a node lost, a link cut):\n"
+        "     finished chunks stay valid; resume with --restart OUT --output OUT"},
 };
 #define N_EXIT_CODES (sizeof exit_codes / sizeof *exit_codes)
 
