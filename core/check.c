@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/quote.h"
-#include "core/status.h"
+#include "core/exit_codes.h"
 
 /* This process's host name and world rank (-1 before MPI_Init), for messages on the way out. */
 static int whoami(char *host, size_t len) {

@@ -20,11 +20,11 @@ help_codes=$("$golmpi" --help | sed -n '/^Exit codes/,$p' | grep -o '^  [0-9]' |
 man_codes=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$page" | grep -A1 '^\.TP' | grep -o '^\.B [0-9]' | tr -d '.B ' | codes || true)
 readme_codes=$(sed -n '/^## Exit codes/,/^## /p' "$src/README.md" | grep -o '^| [0-9] ' | tr -d '| ' | codes || true)
 echo "exit codes: --help [$help_codes] man [$man_codes] README [$readme_codes]"
-# every code golmpi exits with: 0, 1 (MPI_Abort of a library failure) and core/status.h's GOL_EXIT_*
+# every code golmpi exits with: 0, 1 (MPI_Abort of a library failure) and core/exit_codes.h's GOL_EXIT_*
 # but the tests' own skip code
-want=$({ printf '0\n1\n'; sed -n 's/^ *GOL_EXIT_[A-Z]* = \([0-9]*\),.*/\1/p' "$src/core/status.h" |
+want=$({ printf '0\n1\n'; sed -n 's/^ *GOL_EXIT_[A-Z]* = \([0-9]*\),.*/\1/p' "$src/core/exit_codes.h" |
        grep -vx 77; } | codes)
-[[ $help_codes == "$want" ]] || fail "--help lists exit codes [$help_codes], want [$want] (core/status.h)"
+[[ $help_codes == "$want" ]] || fail "--help lists exit codes [$help_codes], want [$want] (core/exit_codes.h)"
 [[ $man_codes == "$help_codes" && $readme_codes == "$help_codes" ]] ||
     fail "the exit codes differ: --help [$help_codes], man [$man_codes], README [$readme_codes]"
 prefix=$(mktemp -d /tmp/golmpi-man.XXXXXX)
