@@ -43,6 +43,10 @@ typedef struct gol_plan {
     gol_frame_format frame_format;
     bool output;                  /* frames are written (not --no-output) */
     int64_t chunk_frames;         /* frames a frame slot holds (0 without output) */
+    /* A frame goes to the writer this many frames after it was begun: 0 where the frame is in its
+     * slot when backend_frame_begin returns (the CPU), 1 where the copy runs on a device, which
+     * would sit idle if the driver waited for a frame before queuing the next one's generations. */
+    int frame_lag;
     gol_mem_need backend_need;    /* what the backend allocates: its own need function's count */
     gol_host_bytes host;          /* this rank's host memory, the backend's part included */
     int64_t device_bytes;         /* this rank's device memory (backend_need.device) */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/check.h"
 #include "io/io_internal.h"
@@ -177,13 +178,11 @@ static void count_live_cells(const io_meta *m, const gol_slab *slab, int64_t nfr
     }
 }
 
-/* /population: the live cells of each frame, all ranks together (the sum goes to rank 0, which
- * writes it; the others join the collective write with nothing). pop_out gets the sums on rank 0. */
-static void write_population(hid_t file, MPI_Comm comm, hid_t dxpl, const io_meta *m,
-                             const gol_slab *slab, int64_t nframes, const void *frames_h,
-                             int64_t *pop_out) {
-    int64_t *live = gol_xcalloc((size_t)nframes, sizeof *live);
-    if (slab->rows > 0) count_live_cells(m, slab, nframes, frames_h, live);
+/* /population: the live cells of each frame (live: this rank's), all ranks together (the sum goes
+ * to rank 0, which writes it; the others join the collective write with nothing). pop_out gets the
+ * sums on rank 0. */
+static void write_population(hid_t file, MPI_Comm comm, hid_t dxpl, const gol_slab *slab,
+                             int64_t nframes, int64_t *live, int64_t *pop_out) {
     MPI_CHECK(MPI_Reduce(slab->rank == 0 ? MPI_IN_PLACE : live, live, (int)nframes, MPI_INT64_T,
                          MPI_SUM, 0, comm));
     hsize_t n = (hsize_t)nframes;
@@ -200,63 +199,91 @@ static void write_population(hid_t file, MPI_Comm comm, hid_t dxpl, const io_met
     H5_CHECK(H5Sclose(fspace));
     H5_CHECK(H5Dclose(dset));
     if (slab->rank == 0 && pop_out) memcpy(pop_out, live, (size_t)nframes * sizeof *live);
-    free(live);
 }
 
-/* /frames: this rank's rows of every frame, one hyperslab, one call, straight from frames_h.
- * Returns 1 when the write went collective; *offset: /frames' address in the file, for the
- * read-back of this rank's rows. */
-static int write_frames(hid_t file, const char *part, const io_meta *m, const gol_slab *slab,
-                        const io_tuning *t, const hsize_t dims[3], const void *frames_h,
-                        haddr_t *offset) {
+/* A chunk file between its creation and its last frame: /frames exists, allocated for every
+ * frame, and each frame is written as it comes, so the writer works while the next frame is
+ * computed instead of waiting for the chunk's last (DESIGN, Output). */
+struct chunk_h5 {
+    MPI_Comm comm;
+    char part[GOL_PATH_MAX + 16];
+    io_meta meta;
+    gol_slab slab;
+    int64_t nframes, written;
+    hid_t file, frames, dxpl; /* dxpl: the frames' transfer mode */
+    hsize_t dims[3];
+    int collective; /* 1 while every frame write went collective */
+    int64_t *live;  /* this rank's live cells of each frame written */
+};
+
+chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
+                          const io_tuning *t, int64_t nframes) {
+    chunk_h5 *c = gol_xcalloc(1, sizeof *c);
+    c->comm = comm;
+    snprintf(c->part, sizeof c->part, "%s.part", name);
+    c->meta = *m;
+    c->slab = *slab;
+    c->nframes = nframes;
+    c->collective = 1;
+    c->live = gol_xcalloc((size_t)nframes, sizeof *c->live);
+    c->file = create_file(comm, c->part, t ? t->info : MPI_INFO_NULL);
+    io_write_root_attrs(c->file, m);
+    c->dims[0] = (hsize_t)nframes;
+    c->dims[1] = (hsize_t)m->height;
+    c->dims[2] = (hsize_t)m->row_bytes;
     /* the frames alone may go independently: the small datasets stay collective, so rank 0's
      * values and the others' empty selections make one call */
-    hid_t dxpl;
-    H5_CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER));
-    H5_CHECK(
-        H5Pset_dxpl_mpio(dxpl, t && t->independent ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE));
+    H5_CHECK(c->dxpl = H5Pcreate(H5P_DATASET_XFER));
+    H5_CHECK(H5Pset_dxpl_mpio(c->dxpl, t && t->independent ? H5FD_MPIO_INDEPENDENT
+                                                           : H5FD_MPIO_COLLECTIVE));
     /* memory type == file type, or HDF5 quietly drops to independent I/O */
-    hid_t frames = create_dataset(file, "frames", H5T_NATIVE_UINT8, 3, dims);
+    c->frames = create_dataset(c->file, "frames", H5T_NATIVE_UINT8, 3, c->dims);
     if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
-        io_write_str_attr(frames, "encoding", IO_ENCODING_PACKED);
+        io_write_str_attr(c->frames, "encoding", IO_ENCODING_PACKED);
+    return c;
+}
+
+/* Frame `written`: this rank's rows, one hyperslab, one call, straight from frame_h; its live
+ * cells are counted from the same bytes first. */
+void chunk_h5_write_frame(chunk_h5 *c, const void *frame_h) {
+    if (c->written >= c->nframes)
+        gol_die(__FILE__, __LINE__, "chunk_h5_write_frame", "golmpi", "more frames than the chunk");
     hid_t fspace, mspace;
-    if (slab->rows > 0) {
-        hsize_t start[3] = {0, (hsize_t)slab->row0, 0};
-        hsize_t count[3] = {dims[0], (hsize_t)slab->rows, dims[2]};
-        H5_CHECK(fspace = H5Dget_space(frames));
+    if (c->slab.rows > 0) {
+        count_live_cells(&c->meta, &c->slab, 1, frame_h, &c->live[c->written]);
+        hsize_t start[3] = {(hsize_t)c->written, (hsize_t)c->slab.row0, 0};
+        hsize_t count[3] = {1, (hsize_t)c->slab.rows, c->dims[2]};
+        H5_CHECK(fspace = H5Dget_space(c->frames));
         H5_CHECK(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL));
         H5_CHECK(mspace = H5Screate_simple(3, count, NULL));
     } else {
-        select_nothing(frames, &fspace, &mspace);
+        select_nothing(c->frames, &fspace, &mspace);
     }
-    IO_WRITE_CHECK(part, H5Dwrite(frames, H5T_NATIVE_UINT8, mspace, fspace, dxpl, frames_h));
+    IO_WRITE_CHECK(c->part,
+                   H5Dwrite(c->frames, H5T_NATIVE_UINT8, mspace, fspace, c->dxpl, frame_h));
     H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
-    H5_CHECK(H5Pget_mpio_actual_io_mode(dxpl, &mode));
-    H5_CHECK(H5Pclose(dxpl));
+    H5_CHECK(H5Pget_mpio_actual_io_mode(c->dxpl, &mode));
+    if (mode == H5D_MPIO_NO_COLLECTIVE) c->collective = 0;
     H5_CHECK(H5Sclose(mspace));
     H5_CHECK(H5Sclose(fspace));
-    *offset = H5Dget_offset(frames);
-    H5_CHECK(H5Dclose(frames));
-    return mode != H5D_MPIO_NO_COLLECTIVE;
+    c->written++;
 }
 
-int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
-                   const io_tuning *t, int64_t nframes, const int64_t *gens, const void *frames_h,
-                   int64_t *pop_out) {
-    char part[GOL_PATH_MAX + 16];
-    snprintf(part, sizeof part, "%s.part", name);
-    hid_t file = create_file(comm, part, t ? t->info : MPI_INFO_NULL);
-    io_write_root_attrs(file, m);
-    hsize_t dims[3] = {(hsize_t)nframes, (hsize_t)m->height, (hsize_t)m->row_bytes};
-    haddr_t frames_offset;
-    int collective = write_frames(file, part, m, slab, t, dims, frames_h, &frames_offset);
-
+/* The rest of the file once its frames are in, then the read-back and the rename. */
+int chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *gens, const void *frames_h,
+                    int64_t *pop_out) {
+    if (c->written != c->nframes)
+        gol_die(__FILE__, __LINE__, "chunk_h5_finish", "golmpi", "a chunk finished short");
+    const gol_slab *slab = &c->slab;
+    haddr_t frames_offset = H5Dget_offset(c->frames);
+    H5_CHECK(H5Dclose(c->frames));
+    H5_CHECK(H5Pclose(c->dxpl));
     hid_t dxpl, fspace, mspace;
     H5_CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER));
     H5_CHECK(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
     /* /generations: rank 0 holds the values, the others join with nothing */
-    hsize_t ngen = (hsize_t)nframes;
-    hid_t gdset = create_dataset(file, "generations", H5T_NATIVE_INT64, 1, &ngen);
+    hsize_t ngen = (hsize_t)c->nframes;
+    hid_t gdset = create_dataset(c->file, "generations", H5T_NATIVE_INT64, 1, &ngen);
     if (slab->rank == 0) {
         H5_CHECK(fspace = H5Dget_space(gdset));
         H5_CHECK(H5Sselect_all(fspace));
@@ -264,22 +291,47 @@ int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_
     } else {
         select_nothing(gdset, &fspace, &mspace);
     }
-    IO_WRITE_CHECK(part, H5Dwrite(gdset, H5T_NATIVE_INT64, mspace, fspace, dxpl, gens));
+    IO_WRITE_CHECK(c->part, H5Dwrite(gdset, H5T_NATIVE_INT64, mspace, fspace, dxpl, gens));
     H5_CHECK(H5Sclose(mspace));
     H5_CHECK(H5Sclose(fspace));
     H5_CHECK(H5Dclose(gdset));
-    write_population(file, comm, dxpl, m, slab, nframes, frames_h, pop_out);
+    write_population(c->file, c->comm, dxpl, slab, c->nframes, c->live, pop_out);
     H5_CHECK(H5Pclose(dxpl));
     /* MPI_File_sync on every rank: a write the file system took but could not keep fails here */
-    IO_WRITE_CHECK(part, H5Fflush(file, H5F_SCOPE_GLOBAL));
-    IO_WRITE_CHECK(part, H5Fclose(file));
+    IO_WRITE_CHECK(c->part, H5Fflush(c->file, H5F_SCOPE_GLOBAL));
+    IO_WRITE_CHECK(c->part, H5Fclose(c->file));
 
     /* renamed only once closed everywhere and read back, so no reader ever sees half a file */
-    verify_chunk(comm, part, name, m, slab, nframes, gens, frames_h, frames_offset);
+    verify_chunk(c->comm, c->part, name, &c->meta, slab, c->nframes, gens, frames_h,
+                 frames_offset);
     if (slab->rank == 0) {
-        add_frame_views(part, nframes, dims);
-        verify_sync(part);
-        io_rename(part, name);
+        add_frame_views(c->part, c->nframes, c->dims);
+        verify_sync(c->part);
+        io_rename(c->part, name);
     }
+    int collective = c->collective;
+    free(c->live);
+    free(c);
     return collective;
+}
+
+void chunk_h5_abandon(chunk_h5 *c) {
+    H5_CHECK(H5Dclose(c->frames));
+    H5_CHECK(H5Pclose(c->dxpl));
+    IO_WRITE_CHECK(c->part, H5Fclose(c->file));
+    char what[GOL_PATH_MAX + 32];
+    snprintf(what, sizeof what, "unlink(\"%s\")", c->part);
+    if (c->slab.rank == 0) SYS_CHECK(unlink(c->part) == 0 || errno == ENOENT, what);
+    free(c->live);
+    free(c);
+}
+
+int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
+                   const io_tuning *t, int64_t nframes, const int64_t *gens, const void *frames_h,
+                   int64_t *pop_out) {
+    chunk_h5 *c = chunk_h5_create(comm, name, m, slab, t, nframes);
+    int64_t frame_bytes = slab->rows * m->row_bytes;
+    for (int64_t f = 0; f < nframes; f++)
+        chunk_h5_write_frame(c, (const uint8_t *)frames_h + f * frame_bytes);
+    return chunk_h5_finish(c, name, gens, frames_h, pop_out);
 }

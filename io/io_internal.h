@@ -33,12 +33,26 @@ void io_write_str_attr(hid_t loc, const char *name, const char *value);
 /* "dir/life_000000-000010.h5" -> "life_000000-000010.h5" (no copy). */
 const char *io_basename(const char *path);
 
-/* One chunk file, written over comm (every rank calls it). The frames are this rank's rows (slab)
- * of nframes frames; gens holds the nframes generations. t: the transfer mode of the frames and
- * the MPI-IO hints (io/tuning.h; NULL: collective, no hints). Returns 1 when the frame write went
- * collective on this rank. The file appears under `name` only after every rank closed it.
- * /population holds the live cells of each frame, counted from frames_h and summed over comm;
- * on rank 0 they also go to pop_out (nframes values; may be NULL), elsewhere it is untouched. */
+/* One chunk file, written over comm (every rank makes each call, in the same order), frame by
+ * frame: chunk_h5_create makes "<name>.part" with /frames allocated for nframes frames;
+ * chunk_h5_write_frame writes the next frame, this rank's rows (slab) from frame_h; once all
+ * nframes are in, chunk_h5_finish writes /generations (gens, nframes values) and /population (the
+ * live cells of each frame, counted from the bytes written and summed over comm; on rank 0 also
+ * into pop_out, which may be NULL), reads the file back against frames_h (every frame, one after
+ * the other, as written) and renames it to `name` (which may differ from the name it was created
+ * under: a run stopped in the chunk ends it at another generation). It returns 1 when every frame
+ * write went collective on this rank. chunk_h5_abandon closes a chunk file before its end and
+ * removes it (its frames are written again, fewer of them, under another name). t: the frames'
+ * transfer mode and the MPI-IO hints (io/tuning.h; NULL: collective, no hints). */
+typedef struct chunk_h5 chunk_h5;
+chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
+                          const io_tuning *t, int64_t nframes);
+void chunk_h5_write_frame(chunk_h5 *c, const void *frame_h);
+int chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *gens, const void *frames_h,
+                    int64_t *pop_out);
+void chunk_h5_abandon(chunk_h5 *c);
+
+/* The three steps at once, for a chunk whose frames are all in frames_h (one after the other). */
 int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
                    const io_tuning *t, int64_t nframes, const int64_t *gens, const void *frames_h,
                    int64_t *pop_out);

@@ -24,11 +24,15 @@
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
 
+/* A slot is QUEUED from its chunk's first frame on; the writer takes it (WRITING) and writes each
+ * frame as `ready` grows, and ends the file once `complete` says no more frames come. */
 typedef struct output_slot {
     enum slot_state state;
     int64_t chunk;
-    const void *frames_h;
-    uint64_t ticket; /* submission order: the writer takes the oldest first */
+    const void *frames_h; /* the chunk's frames, one after the other */
+    int64_t ready;        /* frames handed over so far */
+    bool complete;        /* its last frame is among them */
+    uint64_t ticket;      /* submission order: the writer takes the oldest first */
     int64_t stop_at; /* -1, or the run stopped at this generation: the writer cuts its schedule */
     double wait_s;   /* the main thread's wait before this chunk was handed over */
 } output_slot;
@@ -48,14 +52,19 @@ struct gol_output {
     pthread_cond_t cv;
     output_slot slot[OUTPUT_SLOTS];
     uint64_t next_ticket;
-    int64_t next_chunk; /* chunks must come in order: the index covers chunks [0, done) */
-    /* main thread: the chunks it may hand over, and where the run stopped (-1: it did not). The
-     * writer's schedule is cut when it takes the chunk handed over after the stop (output_stop_at) */
-    int64_t nchunks, stop_at;
+    /* main thread: the frame it expects next (frames come in order: the index covers chunks
+     * [0, done)), the schedule as the main thread knows it (cut when the run stops), and where the
+     * run stopped (-1: it did not). The writer's own o->sched is cut when it ends the chunk whose
+     * last frame came after the stop (output_stop_at). */
+    int64_t next_chunk, next_frame;
+    gol_schedule handed;
+    int64_t stop_at;
     const io_series *prior; /* the series this run continues, or NULL (the caller's) */
     bool stop;
 
     /* owned by whichever thread writes; read by the main thread only after the join */
+    chunk_h5 *file; /* the chunk file being written */
+    int64_t file_frames; /* the frames it was made for */
     int64_t chunks_done;
     int collective; /* 1 while every frame write went collective */
     double write_s;
@@ -113,24 +122,63 @@ static void write_delay(const gol_output *o, int64_t chunk) {
     }
 }
 
-/* The collective part, on whichever thread makes the HDF5 calls. After it, frames_h is free. */
-static void write_chunk(gol_output *o, int64_t chunk, const void *frames_h) {
+/* The collective part, on whichever thread makes the HDF5 calls, in three steps: the file when
+ * the chunk's first frame comes, each frame as it comes, and the rest when the last has. Each
+ * step's time goes to write_s and to the chunk's. */
+static void begin_chunk(gol_output *o, int64_t chunk) {
     double t0 = now_s();
+    o->chunk_write_s = 0.0;
     write_delay(o, chunk);
     int64_t *gens;
     char name[GOL_PATH_MAX + 64];
+    o->file_frames = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
+    free(gens);
+    trace_pushf("create %s", io_basename(name));
+    o->file = chunk_h5_create(o->comm, name, &o->meta, &o->slab, &o->tuning, o->file_frames);
+    trace_pop();
+    double dt = now_s() - t0;
+    o->write_s += dt;
+    o->chunk_write_s += dt;
+}
+
+static void write_frame(gol_output *o, const void *frame_h) {
+    double t0 = now_s();
+    trace_push("write frame");
+    chunk_h5_write_frame(o->file, frame_h);
+    trace_pop();
+    double dt = now_s() - t0;
+    o->write_s += dt;
+    o->chunk_write_s += dt;
+}
+
+/* stop_at >= 0: the run stopped at that generation, in this chunk or just after it, so the chunk
+ * may end with fewer frames than its file was made for: that file goes, and the frames the slot
+ * holds are written again into one of the right size (only ever at a stop). After it, frames_h
+ * is free. */
+static void end_chunk(gol_output *o, int64_t chunk, const void *frames_h, int64_t stop_at) {
+    double t0 = now_s();
+    if (stop_at >= 0) o->sched = schedule_truncate(&o->sched, stop_at);
+    int64_t *gens;
+    char name[GOL_PATH_MAX + 64];
     int64_t n = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
-    trace_pushf("write %s", io_basename(name));
+    trace_pushf("finish %s", io_basename(name));
     int64_t *pop = o->population ? o->population + schedule_chunk_first(&o->sched, chunk) : NULL;
-    int collective =
-        chunk_h5_write(o->comm, name, &o->meta, &o->slab, &o->tuning, n, gens, frames_h, pop);
+    int collective;
+    if (n == o->file_frames) {
+        collective = chunk_h5_finish(o->file, name, gens, frames_h, pop);
+    } else {
+        chunk_h5_abandon(o->file);
+        collective = chunk_h5_write(o->comm, name, &o->meta, &o->slab, &o->tuning, n, gens,
+                                    frames_h, pop);
+    }
+    o->file = NULL;
     trace_pop();
     if (!collective) o->collective = 0;
     o->chunks_done = chunk + 1;
     free(gens);
     double dt = now_s() - t0;
     o->write_s += dt;
-    o->chunk_write_s = dt;
+    o->chunk_write_s += dt;
 }
 
 /* Rank 0 only, after the chunk's buffer went back: the index and XMF now cover that chunk too. */
@@ -174,6 +222,40 @@ static int oldest_queued(const gol_output *o) {
     return best;
 }
 
+static const void *slot_frame(const gol_output *o, const output_slot *sl, int64_t f) {
+    return (const char *)sl->frames_h + f * o->slab.rows * o->meta.row_bytes;
+}
+
+/* Called with o->mu held, which it gives up while it writes: slot s's chunk, frame by frame as the
+ * main thread hands them over, then its end, its index and its report. */
+static void write_slot(gol_output *o, int s) {
+    output_slot *sl = &o->slot[s];
+    sl->state = SLOT_WRITING;
+    int64_t chunk = sl->chunk;
+    const void *frames_h = sl->frames_h;
+    pthread_mutex_unlock(&o->mu);
+    begin_chunk(o, chunk);
+    for (int64_t f = 0;; f++) {
+        pthread_mutex_lock(&o->mu);
+        while (sl->ready <= f && !sl->complete)
+            pthread_cond_wait(&o->cv, &o->mu);
+        bool more = f < sl->ready;
+        pthread_mutex_unlock(&o->mu);
+        if (!more) break;
+        write_frame(o, slot_frame(o, sl, f));
+    }
+    /* complete: stop_at and wait_s were set with it, and stay until the slot is free */
+    double wait_s = sl->wait_s;
+    end_chunk(o, chunk, frames_h, sl->stop_at);
+    pthread_mutex_lock(&o->mu);
+    sl->state = SLOT_FREE; /* the index needs only the schedule, not the frames */
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+    refresh_index(o);
+    report_chunk(o, chunk, wait_s);
+    pthread_mutex_lock(&o->mu);
+}
+
 static void *writer_main(void *arg) {
     gol_output *o = arg;
     trace_name_thread("hdf5-writer");
@@ -185,20 +267,7 @@ static void *writer_main(void *arg) {
         while ((s = oldest_queued(o)) < 0 && !o->stop)
             pthread_cond_wait(&o->cv, &o->mu);
         if (s < 0) break; /* stop, and nothing left */
-        o->slot[s].state = SLOT_WRITING;
-        int64_t chunk = o->slot[s].chunk;
-        if (o->slot[s].stop_at >= 0) o->sched = schedule_truncate(&o->sched, o->slot[s].stop_at);
-        const void *frames_h = o->slot[s].frames_h;
-        double wait_s = o->slot[s].wait_s;
-        pthread_mutex_unlock(&o->mu);
-        write_chunk(o, chunk, frames_h);
-        pthread_mutex_lock(&o->mu);
-        o->slot[s].state = SLOT_FREE; /* the index needs only the schedule, not the frames */
-        pthread_cond_broadcast(&o->cv);
-        pthread_mutex_unlock(&o->mu);
-        refresh_index(o);
-        report_chunk(o, chunk, wait_s);
-        pthread_mutex_lock(&o->mu);
+        write_slot(o, s);
     }
     pthread_mutex_unlock(&o->mu);
     return NULL;
@@ -236,7 +305,7 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     m->density = cfg->density;
     m->ranks = slab->nranks;
     o->collective = 1;
-    o->nchunks = schedule_chunks(sched);
+    o->handed = *sched;
     o->stop_at = -1;
     read_write_delay(o);
     MPI_CHECK(MPI_Comm_dup(comm, &o->comm));
@@ -298,32 +367,55 @@ static void room_or_exit(gol_output *o, int64_t chunk) {
     io_exit_all(o->main_comm, msg);
 }
 
-void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *frames_h) {
-    if (slot < 0 || slot >= OUTPUT_SLOTS || chunk != o->next_chunk ||
-        chunk >= o->nchunks)
-        gol_die(__FILE__, __LINE__, "output_write_chunk", "golmpi",
-                "chunks must be handed over in order, to slot 0 or 1");
-    room_or_exit(o, chunk);
-    o->next_chunk++;
-    if (!o->threaded) {
-        double t0 = now_s();
-        if (o->stop_at >= 0) o->sched = schedule_truncate(&o->sched, o->stop_at);
-        write_chunk(o, chunk, frames_h);
+/* Without a writer thread: the same steps, on the main thread, as the frames come. */
+static void write_frame_here(gol_output *o, int64_t chunk, int64_t f, bool last,
+                             const void *frames_h, const void *frame_h) {
+    double t0 = now_s();
+    if (f == 0) begin_chunk(o, chunk);
+    write_frame(o, frame_h);
+    if (last) {
+        end_chunk(o, chunk, frames_h, o->stop_at);
         refresh_index(o);
-        o->wait_s += now_s() - t0; /* the main thread was held for the whole write */
-        report_chunk(o, chunk, o->wait_s - o->wait_handed);
-        o->wait_handed = o->wait_s;
+    }
+    o->wait_s += now_s() - t0; /* the main thread was held for the whole write */
+    if (!last) return;
+    report_chunk(o, chunk, o->wait_s - o->wait_handed);
+    o->wait_handed = o->wait_s;
+}
+
+void output_write_frame(gol_output *o, int slot, int64_t chunk, int64_t f, const void *frames_h) {
+    const gol_schedule *s = &o->handed;
+    if (slot < 0 || slot >= OUTPUT_SLOTS || chunk != o->next_chunk || f != o->next_frame ||
+        chunk >= schedule_chunks(s))
+        gol_die(__FILE__, __LINE__, "output_write_frame", "golmpi",
+                "frames must be handed over in order, to slot 0 or 1");
+    bool last = f == schedule_chunk_frames(s, chunk) - 1;
+    o->next_frame = last ? 0 : f + 1;
+    o->next_chunk += last;
+    const void *frame_h = (const char *)frames_h + f * o->slab.rows * o->meta.row_bytes;
+    if (f == 0) room_or_exit(o, chunk);
+    if (!o->threaded) {
+        write_frame_here(o, chunk, f, last, frames_h, frame_h);
         return;
     }
-    output_wait_slot(o, slot); /* a slot handed over twice waits for its first write */
+    if (f == 0) output_wait_slot(o, slot); /* a slot handed over twice waits for its first write */
     pthread_mutex_lock(&o->mu);
-    o->slot[slot].wait_s = o->wait_s - o->wait_handed;
-    o->wait_handed = o->wait_s;
-    o->slot[slot].state = SLOT_QUEUED;
-    o->slot[slot].chunk = chunk;
-    o->slot[slot].frames_h = frames_h;
-    o->slot[slot].stop_at = o->stop_at;
-    o->slot[slot].ticket = o->next_ticket++;
+    output_slot *sl = &o->slot[slot];
+    if (f == 0) {
+        sl->state = SLOT_QUEUED;
+        sl->chunk = chunk;
+        sl->frames_h = frames_h;
+        sl->ready = 0;
+        sl->complete = false;
+        sl->ticket = o->next_ticket++;
+    }
+    sl->ready = f + 1;
+    if (last) {
+        sl->complete = true;
+        sl->stop_at = o->stop_at;
+        sl->wait_s = o->wait_s - o->wait_handed;
+        o->wait_handed = o->wait_s;
+    }
     pthread_cond_broadcast(&o->cv);
     pthread_mutex_unlock(&o->mu);
 }
@@ -370,9 +462,8 @@ void output_on_chunk(gol_output *o, output_chunk_done *done, void *ctx) {
 }
 
 void output_stop_at(gol_output *o, int64_t g_stop) {
-    /* the writer only reads o->sched until it takes a chunk handed over after this call */
-    gol_schedule cut = schedule_truncate(&o->sched, g_stop);
-    o->nchunks = schedule_chunks(&cut);
+    /* the writer cuts its own o->sched when it ends the chunk whose last frame comes next */
+    o->handed = schedule_truncate(&o->handed, g_stop);
     o->stop_at = g_stop;
 }
 

@@ -44,10 +44,12 @@ gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Co
 gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_schedule *sched,
                         MPI_Comm comm);
 
-/* Hand chunk `chunk` (frames_h: its frames, each slab->rows rows of the frame format, one after
- * the other) to the writer. Returns at once; the buffer belongs to the writer until
- * output_wait_slot(o, slot) returns. */
-void output_write_chunk(gol_output *o, int slot, int64_t chunk, const void *frames_h);
+/* Hand frame f of chunk `chunk` to the writer: frames_h is the chunk's slot, its frames one after
+ * the other (slab->rows rows of the frame format each), and frames 0..f are in it. Frames come in
+ * order, chunk after chunk; the writer writes each as it comes, while the next is computed. The
+ * slot belongs to the writer from the chunk's first frame until output_wait_slot(o, slot) returns
+ * after its last; the main thread may only fill the frames it has not handed over yet. */
+void output_write_frame(gol_output *o, int slot, int64_t chunk, int64_t f, const void *frames_h);
 void output_wait_slot(gol_output *o, int slot);
 
 /* Before the first chunk is handed over, on every rank: this run continues the series `prior`
@@ -57,7 +59,7 @@ void output_continue_series(gol_output *o, const io_series *prior);
 
 /* Main thread, when the ranks agreed to stop at generation g_stop (a signal, src/run.c): the run
  * now ends there, schedule_truncate(sched, g_stop); the chunk that holds that frame is its last.
- * Before that chunk is handed over. */
+ * Before that frame is handed over (earlier frames of its chunk may have been). */
 void output_stop_at(gol_output *o, int64_t g_stop);
 
 /* Per-chunk figures (src/chunk_log.h): after output_open and before the first chunk is handed

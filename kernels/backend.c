@@ -115,6 +115,7 @@ gol_status backend_plan(const gol_config *cfg, const gol_slab *slab, gol_backend
     plan->halo = halo;
     plan->frame_format = cfg->frame_format;
     plan->output = !cfg->no_output;
+    plan->frame_lag = ops_of(kind)->frame_lag;
     /* --halo-depth against the backend and the shortest slab: the one choice of the depth */
     GOL_TRY(depth_choose(cfg->halo_depth, kind, slab->height, slab->nranks, &plan->depth));
     plan->cpu_kernel = NULL;

@@ -86,6 +86,7 @@ void backend_destroy(gol_backend *b);
 /* What a backend provides; backend.c dispatches through it. */
 typedef struct gol_backend_ops {
     const char *name;
+    int frame_lag; /* the plan's frame_lag (core/plan.h), which backend_plan copies */
     /* What create allocates for this plan (its grids, send rows, pinned rows, staging, the
      * reserve others allocate for it), from the sizes create itself uses. Pure; never fails. */
     gol_mem_need (*need)(const gol_plan *plan);

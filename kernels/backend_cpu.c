@@ -273,6 +273,15 @@ static void *cpu_host_alloc(void *impl, int64_t bytes) {
     cpu_backend *c = impl;
     char *p = gol_xmalloc((size_t)bytes + SLOT_HEAD);
     memcpy(p, &bytes, sizeof bytes);
+    /* Touched now, a byte a page, by the threads that will unpack into it (the same static
+     * schedule as cpu_frame_begin's): a first write's page faults are paid here, before the run's
+     * clock starts, as cudaMallocHost pays them for the GPU's pinned slots, instead of slowing the
+     * unpack of the first two chunks' frames 3-5x (docs/PERFORMANCE.md, Frames at disk speed);
+     * and on a NUMA machine the pages land next to the cores that write them. */
+    const int64_t page = 4096;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = SLOT_HEAD; i < bytes + SLOT_HEAD; i += page)
+        p[i] = 0;
     c->held += bytes;
     return p + SLOT_HEAD;
 }
@@ -325,6 +334,7 @@ static void cpu_destroy(void *impl) {
 
 const gol_backend_ops gol_backend_cpu_ops = {
     .name = "cpu",
+    .frame_lag = 0, /* frames are unpacked on the host, complete when frame_begin returns */
     .need = cpu_need,
     .create = cpu_create,
     .load = cpu_load,

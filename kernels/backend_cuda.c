@@ -709,6 +709,7 @@ static const char *cuda_kernel(const void *impl) {
 
 const gol_backend_ops gol_backend_cuda_ops = {
     .name = "cuda",
+    .frame_lag = 1, /* frames are copied on a stream: waited for after the next generations queue */
     .need = cuda_need,
     .create = cuda_create,
     .load = cuda_load,

@@ -112,14 +112,23 @@ static int64_t run_no_output(gol_backend *b, const gol_schedule *sched, const ad
     return g;
 }
 
-/* Chunk c's frames are in its slot's host buffer once the backend says so; then the writer takes
- * them. */
-static void hand_over(gol_backend *b, gol_output *out, gol_chunk_log *log, int64_t c,
-                      void *const slot_h[2]) {
+/* The frame the driver began last and has not handed to the writer yet (none: chunk < 0). */
+typedef struct pending_frame {
+    int64_t chunk, f;
+} pending_frame;
+
+/* A frame is in its slot's host buffer once the backend says so; then the writer takes it. The
+ * backend's share of a chunk is read at its last frame, which waited for its generations. */
+static void hand_over(gol_backend *b, gol_output *out, gol_chunk_log *log,
+                      const gol_schedule *sched, pending_frame *p, void *const slot_h[2]) {
+    if (p->chunk < 0) return;
+    int64_t c = p->chunk;
     int slot = (int)(c % 2);
     backend_frame_wait(b, slot);
-    chunk_log_backend(log, c, backend_chunk_times(b, c, slot));
-    output_write_chunk(out, slot, c, slot_h[slot]);
+    if (p->f == schedule_chunk_frames(sched, c) - 1)
+        chunk_log_backend(log, c, backend_chunk_times(b, c, slot));
+    output_write_frame(out, slot, c, p->f, slot_h[slot]);
+    p->chunk = -1;
 }
 
 void run_slots_alloc(gol_backend *b, const gol_plan *plan, void *slot_h[2]) {
@@ -128,27 +137,27 @@ void run_slots_alloc(gol_backend *b, const gol_plan *plan, void *slot_h[2]) {
         slot_h[i] = backend_host_alloc(b, plan_slot_bytes(plan));
 }
 
-/* Chunk c's frames go into slot c % 2. Chunk c is handed to the writer only once the generations
- * up to chunk c + 1's first frame are queued: waiting for a chunk's last frame then never leaves a
- * GPU without work (a backend that computes on the host, the CPU, has the same overlap as
- * before: chunk c is written while chunk c + 1 computes). A slot is refilled only after the
- * writer is done with the chunk before last, just before its first frame.
+/* Chunk c's frames go into slot c % 2, and each frame goes to the writer as soon as it is in
+ * (DESIGN, Output): at once on the CPU, and on a device once the generations up to the next frame
+ * are queued (plan->frame_lag), so waiting for a frame never leaves the device without work. The
+ * writer writes each frame while the next computes, so only the last frame's write and the
+ * chunk's end are left when the generations are done, whatever --chunk is. A slot is refilled
+ * only after the writer is done with the chunk before last, just before its first frame.
  *
  * When the ranks agree to stop, the generation they stopped at becomes the run's last frame: the
  * schedule is cut there (*sched), so the loops end with it, in a shorter last chunk. */
 static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
-                            const advance_cut *cut, gol_schedule *sched, gol_run_result *res) {
+                            const advance_cut *cut, void *const slot_h[2], gol_schedule *sched,
+                            gol_run_result *res) {
     const gol_plan *plan = in->plan;
     int64_t frame_bytes = plan->slab.rows * frame_row_bytes(plan->slab.width, plan->frame_format);
-    void *slot_h[2];
-    run_slots_alloc(b, plan, slot_h);
-
     gol_output *out = output_open(in->cfg, &plan->slab, sched, comm);
     if (in->series) output_continue_series(out, in->series);
     gol_chunk_log *log = chunk_log_open(sched, in->cfg->profile, comm);
     chunk_log_attach(log, out);
-    int64_t g = sched->g_start, c;
-    for (c = 0; c < schedule_chunks(sched); c++) {
+    pending_frame pending = {-1, 0};
+    int64_t g = sched->g_start;
+    for (int64_t c = 0; c < schedule_chunks(sched); c++) {
         int slot = (int)(c % 2);
         int64_t first = schedule_chunk_first(sched, c), n = schedule_chunk_frames(sched, c);
         backend_chunk_begin(b, c);
@@ -161,22 +170,22 @@ static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm c
                 *sched = schedule_truncate(sched, g); /* frame first + f is the last */
                 output_stop_at(out, g);
             }
+            hand_over(b, out, log, sched, &pending, slot_h); /* the frame before: lag 1 */
             if (f == 0) {
-                if (c > 0) hand_over(b, out, log, c - 1, slot_h);
                 trace_pushf("wait slot %d", slot);
                 output_wait_slot(out, slot); /* the chunk before last is on disk */
                 trace_pop();
             }
             backend_frame_begin(b, slot, plan->frame_format,
                                 (char *)slot_h[slot] + f * frame_bytes);
+            pending = (pending_frame){c, f};
+            if (plan->frame_lag == 0) hand_over(b, out, log, sched, &pending, slot_h);
         }
         trace_pop();
     }
-    hand_over(b, out, log, c - 1, slot_h);
+    hand_over(b, out, log, sched, &pending, slot_h);
     output_close(out, &res->output);
     chunk_log_close(log, &res->output, in->cfg->stats[0] != '\0', &res->chunks);
-    for (int i = 0; i < 2; i++)
-        backend_host_free(b, slot_h[i]);
 }
 
 void run_generations(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
@@ -191,16 +200,22 @@ void run_generations(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
     vote_begin(&vote, comm);
     advance_cut cut = {prog, debug_piece(rank), &vote};
 
+    /* the frame slots before the clock starts, as the backend's other memory: a backend may touch
+     * them as it allocates (pinned memory is; the CPU's pages are placed where they are used) */
+    void *slot_h[2] = {NULL, NULL};
+    if (in->plan->output) run_slots_alloc(b, in->plan, slot_h);
     MPI_CHECK(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
     if (!in->plan->output)
         res->sched = schedule_truncate(planned, run_no_output(b, planned, &cut));
     else
-        run_with_output(b, in, comm, &cut, &res->sched, res);
+        run_with_output(b, in, comm, &cut, slot_h, &res->sched, res);
     int64_t pop = backend_population(b); /* also waits for the device to finish */
     double wall = MPI_Wtime() - t0;
     vote_end(&vote);
     progress_end(prog);
+    for (int i = 0; i < 2; i++)
+        backend_host_free(b, slot_h[i]);
 
     MPI_CHECK(MPI_Allreduce(&wall, &res->wall_s, 1, MPI_DOUBLE, MPI_MAX, comm));
     MPI_CHECK(MPI_Allreduce(&pop, &res->population, 1, MPI_INT64_T, MPI_SUM, comm));

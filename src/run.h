@@ -1,5 +1,5 @@
-/* The generation-and-output driver: advance from frame to frame, hand each full chunk to the
- * writer, and let the next chunk compute while it is written. */
+/* The generation-and-output driver: advance from frame to frame, hand each frame to the
+ * writer as soon as it is in, and let the next frames compute while it is written. */
 #ifndef GOLMPI_RUN_H
 #define GOLMPI_RUN_H
 

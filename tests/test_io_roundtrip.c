@@ -169,10 +169,11 @@ static void run_one(const run_spec *r, const char *dir, int rank, int nranks) {
         int s = (int)(c % 2);
         output_wait_slot(o, s); /* the writer may still hold this buffer */
         int64_t first = schedule_chunk_first(&sched, c), n = schedule_chunk_frames(&sched, c);
-        for (int64_t f = 0; f < n; f++)
+        for (int64_t f = 0; f < n; f++) { /* each frame to the writer as soon as it is in */
             fill_frame(r, &slab, schedule_frame_generation(&sched, first + f),
                        slot_h[s] + f * frame_bytes);
-        output_write_chunk(o, s, c, slot_h[s]);
+            output_write_frame(o, s, c, f, slot_h[s]);
+        }
         bytes += n * r->height * frame_row_bytes(r->width, r->fmt) + n * 8;
     }
     gol_output_stats stats;
