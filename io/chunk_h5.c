@@ -234,8 +234,8 @@ chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, con
     /* the frames alone may go independently: the small datasets stay collective, so rank 0's
      * values and the others' empty selections make one call */
     H5_CHECK(c->dxpl = H5Pcreate(H5P_DATASET_XFER));
-    H5_CHECK(H5Pset_dxpl_mpio(c->dxpl, t && t->independent ? H5FD_MPIO_INDEPENDENT
-                                                           : H5FD_MPIO_COLLECTIVE));
+    H5_CHECK(H5Pset_dxpl_mpio(c->dxpl,
+                              t && t->independent ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE));
     /* memory type == file type, or HDF5 quietly drops to independent I/O */
     c->frames = create_dataset(c->file, "frames", H5T_NATIVE_UINT8, 3, c->dims);
     if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
@@ -302,8 +302,7 @@ int chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *gens, const vo
     IO_WRITE_CHECK(c->part, H5Fclose(c->file));
 
     /* renamed only once closed everywhere and read back, so no reader ever sees half a file */
-    verify_chunk(c->comm, c->part, name, &c->meta, slab, c->nframes, gens, frames_h,
-                 frames_offset);
+    verify_chunk(c->comm, c->part, name, &c->meta, slab, c->nframes, gens, frames_h, frames_offset);
     if (slab->rank == 0) {
         add_frame_views(c->part, c->nframes, c->dims);
         verify_sync(c->part);

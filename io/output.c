@@ -63,7 +63,7 @@ struct gol_output {
     bool stop;
 
     /* owned by whichever thread writes; read by the main thread only after the join */
-    chunk_h5 *file; /* the chunk file being written */
+    chunk_h5 *file;      /* the chunk file being written */
     int64_t file_frames; /* the frames it was made for */
     int64_t chunks_done;
     int collective; /* 1 while every frame write went collective */
@@ -168,8 +168,8 @@ static void end_chunk(gol_output *o, int64_t chunk, const void *frames_h, int64_
         collective = chunk_h5_finish(o->file, name, gens, frames_h, pop);
     } else {
         chunk_h5_abandon(o->file);
-        collective = chunk_h5_write(o->comm, name, &o->meta, &o->slab, &o->tuning, n, gens,
-                                    frames_h, pop);
+        collective =
+            chunk_h5_write(o->comm, name, &o->meta, &o->slab, &o->tuning, n, gens, frames_h, pop);
     }
     o->file = NULL;
     trace_pop();
