@@ -44,6 +44,9 @@ typedef struct run_spec {
     const char *rule;
     uint64_t seed;
     double density;
+    /* 0, or the run stops at this generation, as on a signal (output_stop_at), before g_end: it
+     * becomes the last frame, and the files are those of a run planned to end there */
+    int64_t stop;
 } run_spec;
 
 /* The pattern every check recomputes on its own: (x, y) is alive at generation g iff
@@ -149,10 +152,12 @@ static void check_restart(const run_spec *r, const char *path, const gol_slab *s
     free(got);
 }
 
-static void run_one(const run_spec *r, const char *dir, int rank, int nranks) {
+static void run_one(const run_spec *planned, const char *dir, int rank, int nranks) {
     gol_config cfg;
-    make_config(r, dir, false, &cfg);
-    gol_schedule sched = make_schedule(r);
+    make_config(planned, dir, false, &cfg);
+    gol_schedule sched = make_schedule(planned);
+    run_spec stopped = *planned, *r = &stopped; /* what the files must hold */
+    if (planned->stop) stopped.g_end = planned->stop;
     gol_slab slab = make_slab(r, rank, nranks);
 
     gol_status st = output_check(&cfg, &sched, MPI_COMM_WORLD);
@@ -165,15 +170,21 @@ static void run_one(const run_spec *r, const char *dir, int rank, int nranks) {
 
     gol_output *o = output_open(&cfg, &slab, &sched, MPI_COMM_WORLD);
     int64_t nchunks = schedule_chunks(&sched), bytes = 0;
-    for (int64_t c = 0; c < nchunks; c++) {
+    for (int64_t c = 0; c < schedule_chunks(&sched); c++) {
         int s = (int)(c % 2);
         output_wait_slot(o, s); /* the writer may still hold this buffer */
-        int64_t first = schedule_chunk_first(&sched, c), n = schedule_chunk_frames(&sched, c);
-        for (int64_t f = 0; f < n; f++) { /* each frame to the writer as soon as it is in */
-            fill_frame(r, &slab, schedule_frame_generation(&sched, first + f),
-                       slot_h[s] + f * frame_bytes);
-            output_write_frame(o, s, c, f, slot_h[s]);
+        int64_t first = schedule_chunk_first(&sched, c);
+        for (int64_t f = 0; f < schedule_chunk_frames(&sched, c); f++) {
+            int64_t g = schedule_frame_generation(&sched, first + f);
+            if (r->g_end < g) { /* the stop comes first: its generation is the run's last frame */
+                g = r->g_end;
+                sched = schedule_truncate(&sched, g);
+                output_stop_at(o, g);
+            }
+            fill_frame(r, &slab, g, slot_h[s] + f * frame_bytes);
+            output_write_frame(o, s, c, f, slot_h[s]); /* each frame as soon as it is in */
         }
+        int64_t n = schedule_chunk_frames(&sched, c);
         bytes += n * r->height * frame_row_bytes(r->width, r->fmt) + n * 8;
     }
     gol_output_stats stats;
@@ -181,6 +192,7 @@ static void run_one(const run_spec *r, const char *dir, int rank, int nranks) {
     for (int s = 0; s < 2; s++)
         free(slot_h[s]);
 
+    nchunks = schedule_chunks(&sched);
     EXPECT(stats.files == nchunks, "%s: stats.files %lld, want %lld", r->base,
            (long long)stats.files, (long long)nchunks);
     EXPECT(stats.bytes_written == bytes, "%s: stats.bytes_written %lld, want %lld", r->base,
@@ -301,6 +313,16 @@ int main(int argc, char **argv) {
     run_one(&u8, dir, rank, nranks);
     run_one(&packed, dir, rank, nranks);
     run_one(&tiny, dir, rank, nranks);
+    /* stopped inside a chunk: the chunk begun for frames 20-35 ends with 20 and 22 (its file,
+     * made for four frames, is replaced by one of two); and stopped before a chunk's last frame:
+     * 20 and 22 instead of 20 and 25 (as many frames, so the file made for them is kept, under
+     * another name) */
+    run_spec cut = {"cut",    77, 23,  0, 60, 5, 4, GOL_FRAME_U8, GOL_BOUNDARY_TORUS,
+                    "B3/S23", 3,  0.5, 22};
+    run_spec cut_last = {"cutlast",          77,       23, 0,   60, 5, 2, GOL_FRAME_PACKED,
+                         GOL_BOUNDARY_TORUS, "B3/S23", 3,  0.5, 22};
+    run_one(&cut, dir, rank, nranks);
+    run_one(&cut_last, dir, rank, nranks);
     check_refusals(dir, rank);
     /* every file, dataset and attribute that the output and restart opened is closed again */
     ssize_t open_ids = H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL);
