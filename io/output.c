@@ -65,6 +65,8 @@ struct gol_output {
     /* owned by whichever thread writes; read by the main thread only after the join */
     chunk_h5 *file;      /* the chunk file being written */
     int64_t file_frames; /* the frames it was made for */
+    int64_t file_written;              /* the frames written into it */
+    char file_name[GOL_PATH_MAX + 64]; /* the name it was made for, for the trace's ranges */
     int64_t chunks_done;
     int collective; /* 1 while every frame write went collective */
     double write_s;
@@ -130,8 +132,9 @@ static void begin_chunk(gol_output *o, int64_t chunk) {
     o->chunk_write_s = 0.0;
     write_delay(o, chunk);
     int64_t *gens;
-    char name[GOL_PATH_MAX + 64];
-    o->file_frames = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
+    char *name = o->file_name;
+    o->file_frames = chunk_frames_and_name(o, chunk, &gens, name, sizeof o->file_name);
+    o->file_written = 0;
     free(gens);
     trace_pushf("create %s", io_basename(name));
     o->file = chunk_h5_create(o->comm, name, &o->meta, &o->slab, &o->tuning, o->file_frames);
@@ -143,7 +146,7 @@ static void begin_chunk(gol_output *o, int64_t chunk) {
 
 static void write_frame(gol_output *o, const void *frame_h) {
     double t0 = now_s();
-    trace_push("write frame");
+    trace_pushf("write %s frame %lld", io_basename(o->file_name), (long long)o->file_written++);
     chunk_h5_write_frame(o->file, frame_h);
     trace_pop();
     double dt = now_s() - t0;

@@ -4,7 +4,8 @@
 Runs golmpi on the CPU backend under mpiexec with NVTX_INJECTION64_PATH set, then reads the
 per-rank event logs and checks what core/trace.h promises: domain "golmpi"; threads "main" and
 "hdf5-writer"; per chunk one "generations g0-g1" range on the main thread holding one "halo"
-range per generation; one "write <chunk file>" range per chunk on the writer thread; and every
+range per generation; on the writer thread, per chunk file one "create <file>", one "write <file>
+frame <i>" per frame, i = 0, 1, ... in order, and one "finish <file>"; and every
 range popped; per chunk one "wait slot <s>" range, and on the CPU one "unpack slot <s>" per
 frame, inside the chunk's range. With --backend cuda (a GPU test: exit 77 without one), also the stream names
 "compute", "comm", "copy0", "copy1", one "d2h slot <s>" range per frame inside the chunk's range,
@@ -145,14 +146,21 @@ def check_rank(path, rank, chunks, steps, present_files, backend):
     if backend == "cpu" and sum(halos.values()) < steps:
         fail(f"{where}: {sum(halos.values())} halo ranges for {steps} generations")
 
-    writes = [(tid, m[len("write "):]) for tid, m in pushes if m.startswith("write ")]
-    for tid, name in writes:
+    writer = [(tid, m) for tid, m in pushes if re.match(r"(create|write|finish) ", m)]
+    for tid, m in writer:
         if tid != writer_tid:
-            fail(f"{where}: 'write {name}' on thread {tid} ({names.get(tid, '?')}), not on 'hdf5-writer'")
-    written = sorted(os.path.basename(n) for _, n in writes)
+            fail(f"{where}: '{m}' on thread {tid} ({names.get(tid, '?')}), not on 'hdf5-writer'")
+    # each chunk file: created, written a frame at a time as the frames come, finished
+    want_ranges = []
+    for c in chunks:
+        name = reference.chunk_name("life", c)
+        want_ranges += [f"create {name}"] + [f"write {name} frame {i}" for i in range(len(c))]
+        want_ranges.append(f"finish {name}")
+    got_ranges = [m for _, m in writer]
+    if got_ranges != want_ranges:
+        fail(f"{where}: the writer's ranges {got_ranges}, expected {want_ranges}")
+    writes = [m for m in got_ranges if m.startswith("write ")]
     expect = sorted(reference.chunk_name("life", c) for c in chunks)
-    if written != expect:
-        fail(f"{where}: 'write' ranges for {written}, expected one per chunk file {expect}")
     if sorted(present_files) != expect:
         fail(f"chunk files on disk {sorted(present_files)}, expected {expect}")
     print(f"ok: {where}: {len(pushes)} ranges, {len(got)} chunks, {sum(halos.values())} halos, "
