@@ -5,21 +5,20 @@
 # -N 3 (CPU backend, 2 ranks a node), the frames checked against the reference and against a
 # one-node run, the start-up table's hosts and local ranks checked, and the halo traffic between
 # nodes shown to go over Open MPI's TCP BTL between the namespaces. Then the same nodes without
-# Slurm (mpirun --host n1:2,n2:2, its launch agent entering the namespaces), a node lost mid-run
-# (every other rank exits with a message naming it, the job requeues and resumes on the nodes
-# left, bit-identical to a run never interrupted), and links cut for longer and shorter than
-# --timeout. Everything it makes is removed on exit, also on failure.
+# Slurm (mpirun --host n1:2,n2:2, its launch agent entering the namespaces); then the faults: a
+# node lost mid-run under mpirun (every other rank exits with a message naming it; the series
+# resumes on the nodes left, bit-identical to a run never interrupted), a node lost mid-run in a
+# Slurm job (sbatch -N 2 on n1 and n2: the same, and the job is requeued and resumes on n1 and
+# n3), and links cut for longer and shorter than --timeout. Everything it makes is removed on
+# exit, also on failure.
 #
-# The faults run under mpirun across the nodes, not in Slurm jobs: here, a long run with chunk
-# writes mid-run in a Slurm job launched by mpirun (Open MPI 4.1.4's daemons started by srun)
-# stops in Open MPI's TCP BTL ("connect() to 10.21.0.2:1027 failed", then "Error in
-# NBC_Start_round() (-1)") and the halo watchdog ends it (exit 6); under mpirun --host the same
-# happens more rarely. srun --mpi=pmix does not start ranks across these nodes at all.
+# srun --mpi=pmix does not start ranks across these nodes (Open MPI 4.1.4 with Slurm 22.05's
+# PMIx here): the jobs use the script's mpirun launcher, whose daemons srun starts.
 #
 # Environment: GOLMPI_BIN, GOLMPI_SRC, GOLMPI_PYTHON (a python3 with h5py and numpy),
 # GOLMPI_CLUSTER_KEEP=1 keeps the temp dir (the cluster itself is always taken down),
-# GOLMPI_CLUSTER_ONLY=slurm|mpirun|lose|cut runs one part (after the cluster is up),
-# GOLMPI_CLUSTER_FAULTS=1 adds the fault parts (lose, cut) to the default slurm and mpirun.
+# GOLMPI_CLUSTER_ONLY=slurm|mpirun|lose|requeue|cut runs one part (after the cluster is up),
+# GOLMPI_CLUSTER_FAULTS=0 leaves out the fault parts (lose, requeue, cut; about 4 minutes).
 # Exit 77 (skip) only where network namespaces cannot be made (not root, no ip netns, no unshare).
 set -uo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
@@ -108,14 +107,11 @@ on() { bash "$CLUSTER" run "$@"; }
 bash "$CLUSTER" up || die "the cluster did not come up"
 on ctl sinfo -N -o '%N %T %c %o' | sed 's/^/test_cluster:   /'
 
-# The fault parts (lose, cut) run only when asked for: GOLMPI_CLUSTER_FAULTS=1, or
-# GOLMPI_CLUSTER_ONLY=lose|cut. On this machine a long run across the namespace nodes with chunk
-# writes mid-run sometimes stops in Open MPI (see above) before any fault is made, so they are not
-# yet reliable enough for CI.
+# Every part by default; GOLMPI_CLUSTER_FAULTS=0 leaves out the faults, GOLMPI_CLUSTER_ONLY runs one.
 ONLY=${GOLMPI_CLUSTER_ONLY:-}
 part() {
     case "$1" in
-    lose | cut) [[ "$ONLY" == "$1" || (-z "$ONLY" && "${GOLMPI_CLUSTER_FAULTS:-0}" == 1) ]] ;;
+    lose | requeue | cut) [[ "$ONLY" == "$1" || (-z "$ONLY" && "${GOLMPI_CLUSTER_FAULTS:-1}" != 0) ]] ;;
     *) [[ -z "$ONLY" || "$ONLY" == "$1" ]] ;;
     esac
 }
@@ -320,7 +316,6 @@ fault_run() {
 # ---- 3. a node lost mid-run: every other rank goes within --timeout plus a bound, with a message
 # naming the lost rank and host and exit code 6; the chunks finished stay valid and the series
 # resumes on the nodes left, bit-identical to a run never interrupted ------------------------------
-# (Launched with mpirun across the nodes, not in a Slurm job: see the note at the top.)
 if part lose; then
     calibrate
     reference_run "$TMP/ref-lose"
@@ -359,6 +354,53 @@ if part lose; then
     "$PY" "$HERE/cluster/check_cluster.py" series "$TMP/out-lose/life.h5" --same-as "$TMP/ref-lose/life.h5" ||
         die "lose: the resumed series"
     bash "$CLUSTER" revive n2
+fi
+
+# ---- 3b. a node lost under Slurm: an sbatch -N 2 job on n1 and n2, n2 lost mid-run; the ranks on
+# n1 go within --timeout plus a bound, naming a rank on n2; the job is requeued (by Slurm on the
+# node's failure, or by the script on exit 6, whichever comes first), runs again on the nodes left
+# (n1, n3) and resumes the series from its output, bit-identical to a run never interrupted. (Not
+# -N 2-3 on all three: Slurm keeps a requeued job's task count, 6, which 2 nodes cannot hold.) ----
+if part requeue; then
+    [[ -n "${FSTEPS:-}" ]] || calibrate
+    [[ -f "$TMP/ref-lose/life.h5" ]] || reference_run "$TMP/ref-lose"
+    # all three nodes up (n2 may be back from the loss above): the job gets n1 and n2, n3 is left
+    for _ in $(seq 120); do [[ "$(on ctl sinfo -h -o '%T %D')" == "idle 3" ]] && break; sleep 0.5; done
+    submit requeue 300 -N 2 --ntasks-per-node=2 -c 1 --gpus-per-node=0 -- GOLMPI_SIZE=$FSIZE \
+        GOLMPI_STEPS="$FSTEPS" GOLMPI_SAVE_EVERY="$FSAVE" GOLMPI_CHUNK=2 \
+        GOLMPI_ARGS="--seed $FSEED --timeout $FT --progress 1"
+    job=$(cat "$TMP/jobid-requeue")
+    wait_chunks "$TMP/out-requeue" 2 240 || die "requeue: no 2 chunks written in 240 s: $(tail -n 20 "$TMP/job-requeue.out")"
+    [[ -n "$(ranks_on n2)" ]] || die "requeue: no rank on n2 to lose: $(tail -n 20 "$TMP/job-requeue.out")"
+    [[ -z "$(ranks_on n3)" ]] || die "requeue: the job runs on n3 too; n3 was to be left for its requeue"
+    say "requeue: $(chunk_files "$TMP/out-requeue") chunk files written; losing n2 (its link down, its processes and slurmd killed)"
+    bash "$CLUSTER" lose n2
+    took=$(wait_gone $((FT + BOUND + 30)) n1 n3)
+    say "requeue: every rank on n1 and n3 gone $took s after n2 was lost (--timeout $FT)"
+    [[ -z "$(ranks_on n1 n3)" ]] || die "requeue: ranks left on n1/n3 after $took s"
+    (($(echo "$took <= $FT + $BOUND" | bc))) || die "requeue: the ranks took $took s to go (> $FT + $BOUND)"
+    # the requeued job waits for n2 to be declared DOWN (Slurm would give it n2 again otherwise),
+    # then starts at once instead of after Slurm's two-minute requeue delay
+    hold_down=n2
+    st=$(job_wait "$job" 300)
+    hold_down=""
+    [[ "$st" == COMPLETED ]] || die "requeue: job ended $st: $(tail -n 30 "$TMP/job-requeue.out")"
+    msgs=$(grep -E '^golmpi: rank [0-9]+ on host n[13]: no halo row' "$TMP/job-requeue.out")
+    sed 's/^/test_cluster:   [requeue] /' <<<"$msgs"
+    grep -qE '\b[23] \(host n2, ' <<<"$msgs" || die "requeue: no message names rank 2 or 3 on host n2"
+    grep -E '^golmpi job: (a peer|.*requeue|.*resuming)|^golmpi job [0-9]+ on ' "$TMP/job-requeue.out" |
+        sed 's/^/test_cluster:   [requeue] /'
+    restarts=$(on ctl scontrol show job "$job" | grep -o 'Restarts=[0-9]*' | cut -d= -f2)
+    ((${restarts:-0} >= 1)) || die "requeue: the job was not requeued (Restarts=${restarts:-?})"
+    grep -q 'golmpi job: .* exists: resuming its series' "$TMP/job-requeue.out" ||
+        die "requeue: the requeued job did not resume the series: $(tail -n 20 "$TMP/job-requeue.out")"
+    "$PY" "$HERE/cluster/check_cluster.py" table "$TMP/job-requeue.out" --hosts n1,n3 --per-node 2 --last ||
+        die "requeue: the requeued job's start-up table"
+    "$PY" "$HERE/cluster/check_cluster.py" series "$TMP/out-requeue/life.h5" --same-as "$TMP/ref-lose/life.h5" ||
+        die "requeue: the resumed series"
+    bash "$CLUSTER" revive n2
+    for _ in $(seq 120); do on ctl sinfo -h -n n2 -o '%T' | grep -q '^idle' && break; sleep 0.5; done
+    on ctl sinfo -h -n n2 -o '%T' | grep -q '^idle' || die "requeue: n2 not back after its revival"
 fi
 
 # ---- 4. links cut, without Slurm: longer than --timeout (the run ends as on a node lost, and
