@@ -392,6 +392,7 @@ if part requeue; then
         sed 's/^/test_cluster:   [requeue] /'
     restarts=$(on ctl scontrol show job "$job" | grep -o 'Restarts=[0-9]*' | cut -d= -f2)
     ((${restarts:-0} >= 1)) || die "requeue: the job was not requeued (Restarts=${restarts:-?})"
+    if grep -q 'scontrol requeue failed' "$TMP/job-requeue.out"; then die "requeue: the script reports a failed requeue"; fi
     grep -q 'golmpi job: .* exists: resuming its series' "$TMP/job-requeue.out" ||
         die "requeue: the requeued job did not resume the series: $(tail -n 20 "$TMP/job-requeue.out")"
     "$PY" "$HERE/cluster/check_cluster.py" table "$TMP/job-requeue.out" --hosts n1,n3 --per-node 2 --last ||
