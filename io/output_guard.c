@@ -35,6 +35,7 @@ typedef struct lock_owner {
     long pid;
     unsigned long long start; /* /proc/<pid>/stat's starttime: tells a reused pid apart */
     char since[64];
+    char job[64]; /* "<SLURM_JOB_ID>.<SLURM_RESTART_COUNT>", or "-" outside Slurm */
 } lock_owner;
 
 static void lock_path(const char *base, char *path, size_t len) {
@@ -60,6 +61,16 @@ static bool process_start(long pid, unsigned long long *start, bool *zombie) {
     return p && sscanf(p, " %llu", start) == 1;
 }
 
+/* Which instance of which Slurm job this process belongs to: a requeued job keeps its id and
+ * counts its restarts. */
+static void slurm_instance(char *job, size_t len) {
+    const char *id = getenv("SLURM_JOB_ID"), *restarts = getenv("SLURM_RESTART_COUNT");
+    if (id && *id && strspn(id, "0123456789") == strlen(id))
+        snprintf(job, len, "%s.%ld", id, restarts && *restarts ? strtol(restarts, NULL, 10) : 0L);
+    else
+        snprintf(job, len, "-");
+}
+
 static void this_owner(lock_owner *o) {
     snprintf(o->host, sizeof o->host, "?");
     gethostname(o->host, sizeof o->host - 1);
@@ -71,16 +82,33 @@ static void this_owner(lock_owner *o) {
     time_t now = time(NULL);
     struct tm tm;
     strftime(o->since, sizeof o->since, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    slurm_instance(o->job, sizeof o->job);
 }
 
 static void owner_text(const lock_owner *o, char *text, size_t len) {
-    snprintf(text, len, "golmpi-lock host=%s pid=%ld start=%llu since=%s\n", o->host, o->pid,
-             o->start, o->since);
+    snprintf(text, len, "golmpi-lock host=%s pid=%ld start=%llu since=%s job=%s\n", o->host, o->pid,
+             o->start, o->since, o->job);
 }
 
+/* job= is optional: a lock written before it was added names no job. */
 static bool parse_owner(const char *text, lock_owner *o) {
-    return sscanf(text, "golmpi-lock host=%255s pid=%ld start=%llu since=%63s", o->host, &o->pid,
-                  &o->start, o->since) == 4;
+    snprintf(o->job, sizeof o->job, "-");
+    return sscanf(text, "golmpi-lock host=%255s pid=%ld start=%llu since=%63s job=%63s", o->host,
+                  &o->pid, &o->start, o->since, o->job) >= 4;
+}
+
+/* The lock's run was an earlier instance of this very Slurm job: Slurm requeues a job only once
+ * its instance has ended (a lost node's processes with it), so that run is over, wherever it ran.
+ * This is what lets a job that lost its first node, where rank 0 held the lock, resume. */
+static bool earlier_instance(const lock_owner *o, const lock_owner *me) {
+    long theirs, mine;
+    const char *dot_o = strchr(o->job, '.'), *dot_me = strchr(me->job, '.');
+    if (!dot_o || !dot_me || dot_o - o->job != dot_me - me->job ||
+        strncmp(o->job, me->job, (size_t)(dot_o - o->job)) != 0)
+        return false;
+    theirs = strtol(dot_o + 1, NULL, 10);
+    mine = strtol(dot_me + 1, NULL, 10);
+    return theirs < mine;
 }
 
 /* The lock's text, or "" when it cannot be read; false when it is gone. */
@@ -227,7 +255,8 @@ static gol_status judge(const char *base, const char *path, const lock_owner *me
         *state = LOCK_MINE;
         return gol_ok();
     }
-    if (!same_host || owner_alive(&o)) return refuse_held(base, path, &o, same_host);
+    bool over = same_host ? !owner_alive(&o) : earlier_instance(&o, me);
+    if (!over) return refuse_held(base, path, &o, same_host);
     *state = LOCK_STALE;
     return gol_ok();
 }

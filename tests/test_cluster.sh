@@ -359,49 +359,68 @@ fi
 # ---- 3b. a node lost under Slurm: an sbatch -N 2 job on n1 and n2, n2 lost mid-run; the ranks on
 # n1 go within --timeout plus a bound, naming a rank on n2; the job is requeued (by Slurm on the
 # node's failure, or by the script on exit 6, whichever comes first), runs again on the nodes left
-# (n1, n3) and resumes the series from its output, bit-identical to a run never interrupted. (Not
-# -N 2-3 on all three: Slurm keeps a requeued job's task count, 6, which 2 nodes cannot hold.) ----
+# (n1, n3) and resumes the series from its output, bit-identical to a run never interrupted. Then
+# the same with the batch node n1 lost (resumed on n2 and n3). (Not -N 2-3 on all three: Slurm
+# keeps a requeued job's task count, 6, which 2 nodes cannot hold.) ----------------------------
+# slurm_lose NAME LOST: the job on n1 and n2, LOST (n1 or n2) lost mid-run; the other of the two
+# and n3 get the requeued job
+slurm_lose() {
+    local name=$1 lost=$2 kept ranks job st msgs restarts
+    if [[ $lost == n1 ]]; then kept=n2 ranks=01; else kept=n1 ranks=23; fi
+    # all three nodes up (one may be back from a loss before): the job gets n1 and n2
+    for _ in $(seq 120); do [[ "$(on ctl sinfo -h -o '%T %D')" == "idle 3" ]] && break; sleep 0.5; done
+    submit "$name" 300 -N 2 --ntasks-per-node=2 -c 1 --gpus-per-node=0 -- GOLMPI_SIZE=$FSIZE \
+        GOLMPI_STEPS="$FSTEPS" GOLMPI_SAVE_EVERY="$FSAVE" GOLMPI_CHUNK=2 \
+        GOLMPI_ARGS="--seed $FSEED --timeout $FT --progress 1"
+    job=$(cat "$TMP/jobid-$name")
+    local out=$TMP/job-$name.out
+    wait_chunks "$TMP/out-$name" 2 240 || die "$name: no 2 chunks written in 240 s: $(tail -n 20 "$out")"
+    [[ -n "$(ranks_on "$lost")" ]] || die "$name: no rank on $lost to lose: $(tail -n 20 "$out")"
+    [[ -z "$(ranks_on n3)" ]] || die "$name: the job runs on n3 too; n3 was to be left for its requeue"
+    say "$name: $(chunk_files "$TMP/out-$name") chunk files written; losing $lost (its link down, its processes and slurmd killed)"
+    bash "$CLUSTER" lose "$lost"
+    took=$(wait_gone $((FT + BOUND + 30)) "$kept")
+    say "$name: every rank on $kept gone $took s after $lost was lost (--timeout $FT)"
+    [[ -z "$(ranks_on "$kept")" ]] || die "$name: ranks left on $kept after $took s"
+    (($(echo "$took <= $FT + $BOUND" | bc))) || die "$name: the ranks took $took s to go (> $FT + $BOUND)"
+    # the requeued job waits for the lost node to be declared DOWN (Slurm would give it that node
+    # again otherwise), then starts at once instead of after Slurm's two-minute requeue delay
+    hold_down=$lost
+    st=$(job_wait "$job" 300)
+    hold_down=""
+    [[ "$st" == COMPLETED ]] || die "$name: job ended $st: $(tail -n 30 "$out")"
+    msgs=$(grep -E "^golmpi: rank [0-9]+ on host $kept: no halo row" "$out")
+    sed "s/^/test_cluster:   [$name] /" <<<"$msgs"
+    # (the batch node lost, mpirun went with it, and the ranks' stderr, which mpirun forwards,
+    # with it: the surviving ranks' messages reach no log; their exit time is checked above)
+    if [[ $lost != n1 ]]; then
+        grep -qE "\\b[$ranks] \\(host $lost, " <<<"$msgs" || die "$name: no message names rank ${ranks:0:1} or ${ranks:1:1} on host $lost"
+    fi
+    grep -E '^golmpi job: (a peer|.*requeue|.*resuming)|^golmpi job [0-9]+ on |took over the output lock' "$out" |
+        sed "s/^/test_cluster:   [$name] /"
+    restarts=$(on ctl scontrol show job "$job" | grep -o 'Restarts=[0-9]*' | cut -d= -f2)
+    ((${restarts:-0} >= 1)) || die "$name: the job was not requeued (Restarts=${restarts:-?})"
+    if grep -q 'scontrol requeue failed' "$out"; then die "$name: the script reports a failed requeue"; fi
+    grep -q 'golmpi job: .* exists: resuming its series' "$out" ||
+        die "$name: the requeued job did not resume the series: $(tail -n 20 "$out")"
+    "$PY" "$HERE/cluster/check_cluster.py" table "$out" --hosts "$(echo -e "$kept\nn3" | sort | paste -sd,)" --per-node 2 --last ||
+        die "$name: the requeued job's start-up table"
+    "$PY" "$HERE/cluster/check_cluster.py" series "$TMP/out-$name/life.h5" --same-as "$TMP/ref-lose/life.h5" ||
+        die "$name: the resumed series"
+    bash "$CLUSTER" revive "$lost"
+    for _ in $(seq 120); do on ctl sinfo -h -n "$lost" -o '%T' | grep -q '^idle' && break; sleep 0.5; done
+    on ctl sinfo -h -n "$lost" -o '%T' | grep -q '^idle' || die "$name: $lost not back after its revival"
+}
 if part requeue; then
     [[ -n "${FSTEPS:-}" ]] || calibrate
     [[ -f "$TMP/ref-lose/life.h5" ]] || reference_run "$TMP/ref-lose"
-    # all three nodes up (n2 may be back from the loss above): the job gets n1 and n2, n3 is left
-    for _ in $(seq 120); do [[ "$(on ctl sinfo -h -o '%T %D')" == "idle 3" ]] && break; sleep 0.5; done
-    submit requeue 300 -N 2 --ntasks-per-node=2 -c 1 --gpus-per-node=0 -- GOLMPI_SIZE=$FSIZE \
-        GOLMPI_STEPS="$FSTEPS" GOLMPI_SAVE_EVERY="$FSAVE" GOLMPI_CHUNK=2 \
-        GOLMPI_ARGS="--seed $FSEED --timeout $FT --progress 1"
-    job=$(cat "$TMP/jobid-requeue")
-    wait_chunks "$TMP/out-requeue" 2 240 || die "requeue: no 2 chunks written in 240 s: $(tail -n 20 "$TMP/job-requeue.out")"
-    [[ -n "$(ranks_on n2)" ]] || die "requeue: no rank on n2 to lose: $(tail -n 20 "$TMP/job-requeue.out")"
-    [[ -z "$(ranks_on n3)" ]] || die "requeue: the job runs on n3 too; n3 was to be left for its requeue"
-    say "requeue: $(chunk_files "$TMP/out-requeue") chunk files written; losing n2 (its link down, its processes and slurmd killed)"
-    bash "$CLUSTER" lose n2
-    took=$(wait_gone $((FT + BOUND + 30)) n1 n3)
-    say "requeue: every rank on n1 and n3 gone $took s after n2 was lost (--timeout $FT)"
-    [[ -z "$(ranks_on n1 n3)" ]] || die "requeue: ranks left on n1/n3 after $took s"
-    (($(echo "$took <= $FT + $BOUND" | bc))) || die "requeue: the ranks took $took s to go (> $FT + $BOUND)"
-    # the requeued job waits for n2 to be declared DOWN (Slurm would give it n2 again otherwise),
-    # then starts at once instead of after Slurm's two-minute requeue delay
-    hold_down=n2
-    st=$(job_wait "$job" 300)
-    hold_down=""
-    [[ "$st" == COMPLETED ]] || die "requeue: job ended $st: $(tail -n 30 "$TMP/job-requeue.out")"
-    msgs=$(grep -E '^golmpi: rank [0-9]+ on host n[13]: no halo row' "$TMP/job-requeue.out")
-    sed 's/^/test_cluster:   [requeue] /' <<<"$msgs"
-    grep -qE '\b[23] \(host n2, ' <<<"$msgs" || die "requeue: no message names rank 2 or 3 on host n2"
-    grep -E '^golmpi job: (a peer|.*requeue|.*resuming)|^golmpi job [0-9]+ on ' "$TMP/job-requeue.out" |
-        sed 's/^/test_cluster:   [requeue] /'
-    restarts=$(on ctl scontrol show job "$job" | grep -o 'Restarts=[0-9]*' | cut -d= -f2)
-    ((${restarts:-0} >= 1)) || die "requeue: the job was not requeued (Restarts=${restarts:-?})"
-    if grep -q 'scontrol requeue failed' "$TMP/job-requeue.out"; then die "requeue: the script reports a failed requeue"; fi
-    grep -q 'golmpi job: .* exists: resuming its series' "$TMP/job-requeue.out" ||
-        die "requeue: the requeued job did not resume the series: $(tail -n 20 "$TMP/job-requeue.out")"
-    "$PY" "$HERE/cluster/check_cluster.py" table "$TMP/job-requeue.out" --hosts n1,n3 --per-node 2 --last ||
-        die "requeue: the requeued job's start-up table"
-    "$PY" "$HERE/cluster/check_cluster.py" series "$TMP/out-requeue/life.h5" --same-as "$TMP/ref-lose/life.h5" ||
-        die "requeue: the resumed series"
-    bash "$CLUSTER" revive n2
-    for _ in $(seq 120); do on ctl sinfo -h -n n2 -o '%T' | grep -q '^idle' && break; sleep 0.5; done
-    on ctl sinfo -h -n n2 -o '%T' | grep -q '^idle' || die "requeue: n2 not back after its revival"
+    slurm_lose requeue n2
+    # the batch node, where mpirun and rank 0 (which holds the output's lock) ran: Slurm requeues
+    # the job once it declares n1 down; rank 0 of the requeued job, on n2, takes over the lock of
+    # the job's earlier instance
+    slurm_lose requeue-batch n1
+    grep -q 'took over the output lock' "$TMP/job-requeue-batch.out" ||
+        die "requeue-batch: the requeued job did not take over its earlier instance's lock"
 fi
 
 # ---- 4. links cut, without Slurm: longer than --timeout (the run ends as on a node lost, and

@@ -197,9 +197,10 @@ def proc_start(pid):
     return int(stat[stat.rindex(")") + 2:].split()[19])
 
 
-def write_lock(path, host, pid, start):
+def write_lock(path, host, pid, start, job=None):
     with open(path, "w") as f:
-        f.write(f"golmpi-lock host={host} pid={pid} start={start} since=2026-01-01T00:00:00Z\n")
+        f.write(f"golmpi-lock host={host} pid={pid} start={start} since=2026-01-01T00:00:00Z"
+                + (f" job={job}" if job else "") + "\n")
 
 
 def dead_pid():
@@ -245,7 +246,16 @@ def part_lock(run, work):
         ("lock of a pid reused by another process", (host, os.getpid(), 1), 0,
          "took over the output lock 'life.lock'"),
         ("stale lock", (host, dead_pid(), 1), 0, "took over the output lock 'life.lock'"),
+        # a requeued Slurm job (SLURM_JOB_ID 77, restarted once) whose rank 0 ran on a node now
+        # lost: the lock of its earlier instance is over; another job's, or its own instance's, not
+        ("lock from another host, an earlier instance of this Slurm job",
+         ("lost-node.invalid", 4242, 1, "77.0"), 0, "took over the output lock 'life.lock'"),
+        ("lock from another host, this Slurm job's own instance",
+         ("lost-node.invalid", 4242, 1, "77.1"), USAGE, "rm 'life.lock'"),
+        ("lock from another host, another Slurm job",
+         ("lost-node.invalid", 4242, 1, "76.0"), USAGE, "rm 'life.lock'"),
     ]
+    requeued = {"SLURM_JOB_ID": "77", "SLURM_RESTART_COUNT": "1"}
     for name, owner, code, needle in cases:
         d = fresh(os.path.join(work, "lock_case"))
         lock = os.path.join(d, "life.lock")
@@ -254,7 +264,7 @@ def part_lock(run, work):
         else:
             with open(lock, "w") as f:
                 f.write("not a lock\n")
-        rc, out = run.run(2, small, d)
+        rc, out = run.run(2, small, d, env=requeued if "Slurm job" in name else None)
         problems = []
         if rc != code:
             problems.append(f"exit code {rc}, want {code}")

@@ -46,12 +46,16 @@ ns() { echo "$PREFIX-$1"; }
 
 # Runs a command on a node (n1.., ctl): in its network namespace, with its host name, and with the
 # cluster's host table as /etc/hosts (in a mount namespace of the command's own, which sees every
-# other mount, /sys/fs/cgroup and /dev/shm included, as the machine's).
+# other mount, /sys/fs/cgroup and /dev/shm included, as the machine's). The nodes share this
+# machine's cores, so Open MPI is told it is oversubscribed (mpi_yield_when_idle: a waiting rank
+# yields its core to the other nodes' ranks; without it, jobs across the nodes stall, spinning),
+# unless the caller says otherwise; sbatch passes it on to the job.
 on() {
     local node=$1
     shift
     [[ -e "$DIR/uts/$node" ]] || die "no node '$node' (nodes: ctl $(nodes | tr '\n' ' '))"
-    nsenter --net="/run/netns/$(ns "$node")" --uts="$DIR/uts/$node" -- \
+    OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1} \
+        nsenter --net="/run/netns/$(ns "$node")" --uts="$DIR/uts/$node" -- \
         unshare --mount --propagation slave -- \
         /bin/sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$DIR/hosts" "$@"
 }
