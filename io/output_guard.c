@@ -35,7 +35,8 @@ typedef struct lock_owner {
     long pid;
     unsigned long long start; /* /proc/<pid>/stat's starttime: tells a reused pid apart */
     char since[64];
-    char job[64]; /* "<SLURM_JOB_ID>.<SLURM_RESTART_COUNT>", or "-" outside Slurm */
+    char job[32];  /* SLURM_JOB_ID, or "-" outside Slurm */
+    long restarts; /* SLURM_RESTART_COUNT: a requeued job keeps its id and counts its restarts */
 } lock_owner;
 
 static void lock_path(const char *base, char *path, size_t len) {
@@ -61,14 +62,12 @@ static bool process_start(long pid, unsigned long long *start, bool *zombie) {
     return p && sscanf(p, " %llu", start) == 1;
 }
 
-/* Which instance of which Slurm job this process belongs to: a requeued job keeps its id and
- * counts its restarts. */
-static void slurm_instance(char *job, size_t len) {
+/* Which instance of which Slurm job this process belongs to. */
+static void slurm_instance(lock_owner *o) {
     const char *id = getenv("SLURM_JOB_ID"), *restarts = getenv("SLURM_RESTART_COUNT");
-    if (id && *id && strspn(id, "0123456789") == strlen(id))
-        snprintf(job, len, "%s.%ld", id, restarts && *restarts ? strtol(restarts, NULL, 10) : 0L);
-    else
-        snprintf(job, len, "-");
+    bool in_job = id && *id && strlen(id) < sizeof o->job && strspn(id, "0123456789") == strlen(id);
+    snprintf(o->job, sizeof o->job, "%s", in_job ? id : "-");
+    o->restarts = in_job && restarts ? strtol(restarts, NULL, 10) : 0;
 }
 
 static void this_owner(lock_owner *o) {
@@ -82,33 +81,27 @@ static void this_owner(lock_owner *o) {
     time_t now = time(NULL);
     struct tm tm;
     strftime(o->since, sizeof o->since, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    slurm_instance(o->job, sizeof o->job);
+    slurm_instance(o);
 }
 
 static void owner_text(const lock_owner *o, char *text, size_t len) {
-    snprintf(text, len, "golmpi-lock host=%s pid=%ld start=%llu since=%s job=%s\n", o->host, o->pid,
-             o->start, o->since, o->job);
+    snprintf(text, len, "golmpi-lock host=%s pid=%ld start=%llu since=%s job=%s.%ld\n", o->host,
+             o->pid, o->start, o->since, o->job, o->restarts);
 }
 
 /* job= is optional: a lock written before it was added names no job. */
 static bool parse_owner(const char *text, lock_owner *o) {
     snprintf(o->job, sizeof o->job, "-");
-    return sscanf(text, "golmpi-lock host=%255s pid=%ld start=%llu since=%63s job=%63s", o->host,
-                  &o->pid, &o->start, o->since, o->job) >= 4;
+    o->restarts = 0;
+    return sscanf(text, "golmpi-lock host=%255s pid=%ld start=%llu since=%63s job=%31[-0-9].%ld",
+                  o->host, &o->pid, &o->start, o->since, o->job, &o->restarts) >= 4;
 }
 
 /* The lock's run was an earlier instance of this very Slurm job: Slurm requeues a job only once
  * its instance has ended (a lost node's processes with it), so that run is over, wherever it ran.
  * This is what lets a job that lost its first node, where rank 0 held the lock, resume. */
 static bool earlier_instance(const lock_owner *o, const lock_owner *me) {
-    long theirs, mine;
-    const char *dot_o = strchr(o->job, '.'), *dot_me = strchr(me->job, '.');
-    if (!dot_o || !dot_me || dot_o - o->job != dot_me - me->job ||
-        strncmp(o->job, me->job, (size_t)(dot_o - o->job)) != 0)
-        return false;
-    theirs = strtol(dot_o + 1, NULL, 10);
-    mine = strtol(dot_me + 1, NULL, 10);
-    return theirs < mine;
+    return strcmp(me->job, "-") != 0 && strcmp(o->job, me->job) == 0 && o->restarts < me->restarts;
 }
 
 /* The lock's text, or "" when it cannot be read; false when it is gone. */

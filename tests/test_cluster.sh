@@ -118,18 +118,11 @@ part() {
 
 # Open MPI between the nodes: TCP on the cluster's subnet (the BTL and interface), shared memory
 # inside a node, IPv4 only; btl_base_verbose 1 prints which BTL each rank uses for each peer.
-# The nodes share this machine's cores: 2 ranks a node on 2 or 3 nodes are 4 or 6 ranks, each with
-# an HDF5 writer thread, on 2 cores, and each node binds its ranks to the same cores 0 and 1. An
-# MPI wait spins; a rank spinning on a core where its peer (another node's rank) is to run starves
-# it, the more so as Slurm starts each node's ranks in a session (scheduler group) of their own:
-# every multi-node job here stalled at its first frame, spinning, until the halo watchdog ended it
-# (and the slurmds, starved too, were declared DOWN). mpi_yield_when_idle is Open MPI's setting for
-# an oversubscribed machine, which mpirun cannot detect here (each node says it has 2 CPUs): a
-# waiting rank yields its core. On a real cluster's nodes it is not needed.
+# (cluster.sh run adds mpi_yield_when_idle=1 to every command: the nodes share this machine's
+# cores, and without it jobs across them stall, spinning; see its on().)
 MPI_ENV=(OMPI_MCA_btl=tcp,self,vader OMPI_MCA_btl_tcp_if_include=$SUBNET.0/24
          OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24 OMPI_MCA_btl_tcp_disable_family=6
          OMPI_MCA_btl_base_verbose=1 OMPI_MCA_mpi_preconnect_mpi=1
-         OMPI_MCA_mpi_yield_when_idle=1
          OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 
 SIZE=192 STEPS=40 SAVE=20 CHUNK=3 SEED=21

@@ -47,9 +47,13 @@ ns() { echo "$PREFIX-$1"; }
 # Runs a command on a node (n1.., ctl): in its network namespace, with its host name, and with the
 # cluster's host table as /etc/hosts (in a mount namespace of the command's own, which sees every
 # other mount, /sys/fs/cgroup and /dev/shm included, as the machine's). The nodes share this
-# machine's cores, so Open MPI is told it is oversubscribed (mpi_yield_when_idle: a waiting rank
-# yields its core to the other nodes' ranks; without it, jobs across the nodes stall, spinning),
-# unless the caller says otherwise; sbatch passes it on to the job.
+# machine's cores, and each binds its ranks to the same ones: an MPI wait spins, and a rank
+# spinning on the core its peer on another node needs starves it, the more so as Slurm starts each
+# node's ranks in a scheduler group of their own (every multi-node job stalled at its first frame
+# until the halo watchdog, and the starved slurmds were set DOWN). So Open MPI is told the machine
+# is oversubscribed (mpi_yield_when_idle: a waiting rank yields its core), which mpirun cannot see
+# here (each node says it has 2 CPUs), unless the caller says otherwise; sbatch passes it on to
+# the job. A real cluster's nodes need no such setting.
 on() {
     local node=$1
     shift
