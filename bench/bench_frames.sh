@@ -11,7 +11,9 @@
 #   - h5py, serially, the same bytes in the same chunk files and layout, each file fsync'ed
 #     (bench/frames_ref.py): the time from the first create to the last fsync;
 #   - dd, the same file sizes of random 0/1 bytes from the page cache, a frame a block,
-#     conv=fdatasync: the time of the dd runs together.
+#     conv=fdatasync: the time of the dd runs together;
+#   - dd again with oflag=direct (O_DIRECT, no page cache; where a frame is whole 4 KiB pages),
+#     as golmpi's direct transfer writes (io/tuning.h).
 #   Verdict: golmpi / the fastest reference of the same repeat, goal >= 0.90.
 # Part 2, overlap, at each rank count of OVERLAP_RANKS: GENS generations of SIZE^2,
 #   - compute alone: --no-output;
@@ -79,25 +81,30 @@ rate_repeat() {
   rm -rf "$work/run" && mkdir "$work/run"
   read -r bytes t < <("$py" "$here/frames_ref.py" "$work/run" "$SIZE" "$FRAMES" "$CHUNK")
   add h5py "$("$py" -c "print(f'{$bytes / $t:.4g}')")"
+  add dd "$(dd_rate conv=fdatasync)"
+  ((SIZE * SIZE % 4096 == 0)) && add dd_direct "$(dd_rate oflag=direct conv=fdatasync)"
+  rm -f "$work/src"
+  rm -rf "$work/run"
+}
+
+# dd_rate FLAGS...: bytes/s of dd writing the chunk files' sizes, a frame a block, with FLAGS
+dd_rate() {
   rm -rf "$work/run" && mkdir "$work/run"
-  local f n_f t0 t1
+  local f n_f t0 t1 bytes
   # dd copies frame-like bytes (0 or 1 at random, as the frames are), not /dev/zero: a virtual
   # disk may take runs of zeros as holes. The source is read once first, so it comes from the
   # page cache as golmpi's and h5py's frames come from memory.
-  "$py" -c "import numpy as np, sys; np.random.default_rng(2).integers(0, 2, $CHUNK * $SIZE * $SIZE, dtype=np.uint8).tofile(sys.argv[1])" "$work/src"
+  [[ -f $work/src ]] || "$py" -c "import numpy as np, sys; np.random.default_rng(2).integers(0, 2, $CHUNK * $SIZE * $SIZE, dtype=np.uint8).tofile(sys.argv[1])" "$work/src"
   cat "$work/src" >/dev/null
   bytes=0
   t0=$(date +%s.%N)
   for ((f = 0; f < FRAMES; f += CHUNK)); do
     n_f=$((FRAMES - f < CHUNK ? FRAMES - f : CHUNK))
-    dd if="$work/src" of="$work/run/dd_$f" bs=$((SIZE * SIZE)) count="$n_f" conv=fdatasync \
-      status=none
+    dd if="$work/src" of="$work/run/dd_$f" bs=$((SIZE * SIZE)) count="$n_f" "$@" status=none
     bytes=$((bytes + n_f * SIZE * SIZE))
   done
   t1=$(date +%s.%N)
-  rm -f "$work/src"
-  add dd "$("$py" -c "print(f'{$bytes / ($t1 - $t0):.4g}')")"
-  rm -rf "$work/run"
+  "$py" -c "print(f'{$bytes / ($t1 - $t0):.4g}')"
 }
 
 overlap_repeat() {
@@ -132,17 +139,23 @@ done
 if [[ $PART == *rate* ]]; then
   echo
   echo "write rate, bytes/s: $FRAMES frames, $CHUNK a file, sync included (per repeat; median)"
-  for k in h5py dd; do printf '  %-16s%s  median %s\n' "$k" "${fig[$k]}" "$(median ${fig[$k]})"; done
+  refs=(h5py dd)
+  [[ -n ${fig[dd_direct]:-} ]] && refs+=(dd_direct)
+  ref_figs=()
+  for k in "${refs[@]}"; do
+    ref_figs+=("${fig[$k]}")
+    printf '  %-16s%s  median %s\n' "$k" "${fig[$k]}" "$(median ${fig[$k]})"
+  done
   for n in $RANKS; do
     for b in "${!bins[@]}"; do
       printf '  %-16s%s  median %s\n' "golmpi $b, $n rank(s)" "${fig[golmpi$b,$n]}" \
         "$(median ${fig[golmpi$b,$n]})"
-      # golmpi over the faster reference, repeat by repeat
+      # golmpi over the fastest reference, repeat by repeat
       r=$("$py" -c "
 import sys
-g, h, d = (list(map(float, s.split())) for s in sys.argv[1:])
-print(' '.join(f'{a / max(b, c):.2f}' for a, b, c in zip(g, h, d)))" \
-        "${fig[golmpi$b,$n]}" "${fig[h5py]}" "${fig[dd]}")
+g, *refs = (list(map(float, s.split())) for s in sys.argv[1:])
+print(' '.join(f'{a / max(rs):.2f}' for a, *rs in zip(g, *refs)))" \
+        "${fig[golmpi$b,$n]}" "${ref_figs[@]}")
       printf '  %-16s %s  median %s  (goal >= 0.90)\n' "  / fastest ref" "$r" "$(median $r)"
     done
   done

@@ -1,5 +1,7 @@
 /* One chunk file, written by every rank at once through MPI-IO (DESIGN, Output). */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,8 +215,22 @@ struct chunk_h5 {
     hid_t file, frames, dxpl; /* dxpl: the frames' transfer mode */
     hsize_t dims[3];
     int collective; /* 1 while every frame write went collective */
+    int direct;     /* 1 while every frame write went direct */
+    int direct_fd;  /* the file opened with O_DIRECT, or -1: the frames go by H5Dwrite */
+    haddr_t frames_at; /* /frames' offset in the file (allocated at creation) */
     int64_t *live;  /* this rank's live cells of each frame written */
 };
+
+/* The direct path's file descriptor, where the tuning asks for it and the file allows it: /frames
+ * must start aligned (H5Pset_alignment starts objects of 64 KiB and more on 1 MiB), and the file
+ * system must take O_DIRECT (an older tmpfs refuses it with EINVAL). Otherwise -1, and the frames
+ * go by independent MPI-IO: the same bytes at the same place. */
+static int open_direct(chunk_h5 *c, const io_tuning *t) {
+    if (!t || t->transfer != IO_TRANSFER_DIRECT || c->slab.rows == 0) return -1;
+    c->frames_at = H5Dget_offset(c->frames);
+    if (c->frames_at == HADDR_UNDEF || c->frames_at % IO_DIRECT_ALIGN != 0) return -1;
+    return open(c->part, O_WRONLY | O_DIRECT | O_CLOEXEC);
+}
 
 chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
                           const io_tuning *t, int64_t nframes) {
@@ -225,6 +241,7 @@ chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, con
     c->slab = *slab;
     c->nframes = nframes;
     c->collective = 1;
+    c->direct = 1;
     c->live = gol_xcalloc((size_t)nframes, sizeof *c->live);
     c->file = create_file(comm, c->part, t ? t->info : MPI_INFO_NULL);
     io_write_root_attrs(c->file, m);
@@ -234,13 +251,46 @@ chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, con
     /* the frames alone may go independently: the small datasets stay collective, so rank 0's
      * values and the others' empty selections make one call */
     H5_CHECK(c->dxpl = H5Pcreate(H5P_DATASET_XFER));
-    H5_CHECK(H5Pset_dxpl_mpio(c->dxpl,
-                              t && t->independent ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE));
+    bool shared = !t || t->transfer == IO_TRANSFER_COLLECTIVE;
+    H5_CHECK(
+        H5Pset_dxpl_mpio(c->dxpl, shared ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
     /* memory type == file type, or HDF5 quietly drops to independent I/O */
     c->frames = create_dataset(c->file, "frames", H5T_NATIVE_UINT8, 3, c->dims);
     if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
         io_write_str_attr(c->frames, "encoding", IO_ENCODING_PACKED);
+    c->direct_fd = open_direct(c, t);
     return c;
+}
+
+static void close_direct(chunk_h5 *c) {
+    if (c->direct_fd < 0) return;
+    IO_SYS_CHECK(c->part, close(c->direct_fd) == 0);
+    c->direct_fd = -1;
+}
+
+/* This rank's rows of frame `written` with O_DIRECT, from frame_h to the disk. False, with
+ * nothing written, where frame_h is not aligned or the first write is refused as unaligned
+ * (EINVAL: a device whose blocks are larger than a page): the caller writes it by MPI-IO. A write
+ * the disk refuses otherwise (ENOSPC, EIO) ends the run as any failed write does. */
+static bool write_direct(chunk_h5 *c, const void *frame_h) {
+    if ((uintptr_t)frame_h % IO_DIRECT_ALIGN != 0) return false;
+    const char *p = frame_h;
+    int64_t left = c->slab.rows * c->meta.row_bytes;
+    int64_t at = (int64_t)c->frames_at + (c->written * c->meta.height + c->slab.row0) *
+                                             c->meta.row_bytes;
+    bool first = true;
+    while (left > 0) {
+        ssize_t n = pwrite(c->direct_fd, p, (size_t)left, (off_t)at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EINVAL && first) return false;
+        if (n == 0) errno = ENOSPC; /* no progress: the only cause a regular file has */
+        IO_SYS_CHECK(c->part, n > 0);
+        first = false;
+        p += n;
+        at += n;
+        left -= n;
+    }
+    return true;
 }
 
 /* Frame `written`: this rank's rows, one hyperslab, one call, straight from frame_h; its live
@@ -248,9 +298,19 @@ chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, con
 void chunk_h5_write_frame(chunk_h5 *c, const void *frame_h) {
     if (c->written >= c->nframes)
         gol_die(__FILE__, __LINE__, "chunk_h5_write_frame", "golmpi", "more frames than the chunk");
+    if (c->slab.rows > 0)
+        count_live_cells(&c->meta, &c->slab, 1, frame_h, &c->live[c->written]);
+    if (c->direct_fd >= 0) {
+        if (write_direct(c, frame_h)) {
+            c->collective = 0;
+            c->written++;
+            return;
+        }
+        close_direct(c); /* refused once: the rest of the file by MPI-IO */
+    }
+    if (c->slab.rows > 0) c->direct = 0; /* a rank without rows writes nothing either way */
     hid_t fspace, mspace;
     if (c->slab.rows > 0) {
-        count_live_cells(&c->meta, &c->slab, 1, frame_h, &c->live[c->written]);
         hsize_t start[3] = {(hsize_t)c->written, (hsize_t)c->slab.row0, 0};
         hsize_t count[3] = {1, (hsize_t)c->slab.rows, c->dims[2]};
         H5_CHECK(fspace = H5Dget_space(c->frames));
@@ -269,12 +329,19 @@ void chunk_h5_write_frame(chunk_h5 *c, const void *frame_h) {
     c->written++;
 }
 
+/* How this rank's frames of the file went: a mode only where every one went that way. */
+static enum io_transfer chunk_transfer(const chunk_h5 *c) {
+    if (c->collective) return IO_TRANSFER_COLLECTIVE;
+    return c->direct ? IO_TRANSFER_DIRECT : IO_TRANSFER_INDEPENDENT;
+}
+
 /* The rest of the file once its frames are in, then the read-back and the rename. */
-int chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *gens, const void *frames_h,
+enum io_transfer chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *gens, const void *frames_h,
                     int64_t *pop_out) {
     if (c->written != c->nframes)
         gol_die(__FILE__, __LINE__, "chunk_h5_finish", "golmpi", "a chunk finished short");
     const gol_slab *slab = &c->slab;
+    close_direct(c); /* past the page cache; H5Fflush's fsync makes it and the metadata durable */
     haddr_t frames_offset = H5Dget_offset(c->frames);
     H5_CHECK(H5Dclose(c->frames));
     H5_CHECK(H5Pclose(c->dxpl));
@@ -308,13 +375,14 @@ int chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *gens, const vo
         verify_sync(c->part);
         io_rename(c->part, name);
     }
-    int collective = c->collective;
+    enum io_transfer how = chunk_transfer(c);
     free(c->live);
     free(c);
-    return collective;
+    return how;
 }
 
 void chunk_h5_abandon(chunk_h5 *c) {
+    close_direct(c);
     H5_CHECK(H5Dclose(c->frames));
     H5_CHECK(H5Pclose(c->dxpl));
     IO_WRITE_CHECK(c->part, H5Fclose(c->file));
@@ -325,7 +393,8 @@ void chunk_h5_abandon(chunk_h5 *c) {
     free(c);
 }
 
-int chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
+enum io_transfer chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m,
+                                const gol_slab *slab,
                    const io_tuning *t, int64_t nframes, const int64_t *gens, const void *frames_h,
                    int64_t *pop_out) {
     chunk_h5 *c = chunk_h5_create(comm, name, m, slab, t, nframes);

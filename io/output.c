@@ -68,7 +68,7 @@ struct gol_output {
     int64_t file_written;              /* the frames written into it */
     char file_name[GOL_PATH_MAX + 64]; /* the name it was made for, for the trace's ranges */
     int64_t chunks_done;
-    int collective; /* 1 while every frame write went collective */
+    int collective, direct; /* 1 while every frame write went that way on this rank */
     double write_s;
     xdmf_state *xdmf;     /* rank 0 */
     int64_t *population; /* rank 0: live cells of every frame of the schedule, as written */
@@ -166,17 +166,17 @@ static void end_chunk(gol_output *o, int64_t chunk, const void *frames_h, int64_
     int64_t n = chunk_frames_and_name(o, chunk, &gens, name, sizeof name);
     trace_pushf("finish %s", io_basename(name));
     int64_t *pop = o->population ? o->population + schedule_chunk_first(&o->sched, chunk) : NULL;
-    int collective;
+    enum io_transfer how;
     if (n == o->file_frames) {
-        collective = chunk_h5_finish(o->file, name, gens, frames_h, pop);
+        how = chunk_h5_finish(o->file, name, gens, frames_h, pop);
     } else {
         chunk_h5_abandon(o->file);
-        collective =
-            chunk_h5_write(o->comm, name, &o->meta, &o->slab, &o->tuning, n, gens, frames_h, pop);
+        how = chunk_h5_write(o->comm, name, &o->meta, &o->slab, &o->tuning, n, gens, frames_h, pop);
     }
     o->file = NULL;
     trace_pop();
-    if (!collective) o->collective = 0;
+    o->collective &= how == IO_TRANSFER_COLLECTIVE;
+    o->direct &= how == IO_TRANSFER_DIRECT;
     o->chunks_done = chunk + 1;
     free(gens);
     double dt = now_s() - t0;
@@ -308,6 +308,7 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     m->density = cfg->density;
     m->ranks = slab->nranks;
     o->collective = 1;
+    o->direct = 1;
     o->handed = *sched;
     o->stop_at = -1;
     read_write_delay(o);
@@ -481,8 +482,8 @@ void output_close(gol_output *o, gol_output_stats *stats) {
     /* the index and XMF were refreshed after the last chunk, so they are final already, and the
      * output is free for the next run (output_check took the lock on rank 0) */
     if (o->slab.rank == 0) output_lock_release(o->base);
-    int all_collective = 0;
-    MPI_CHECK(MPI_Allreduce(&o->collective, &all_collective, 1, MPI_INT, MPI_MIN, o->comm));
+    int mine[2] = {o->collective, o->direct}, all[2];
+    MPI_CHECK(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, o->comm));
     if (stats) {
         int64_t bytes = 0;
         for (int64_t c = 0; c < o->chunks_done; c++)
@@ -491,7 +492,9 @@ void output_close(gol_output *o, gol_output_stats *stats) {
         stats->files = o->chunks_done;
         stats->write_s = o->write_s;
         stats->wait_s = o->wait_s;
-        stats->collective = o->chunks_done > 0 ? all_collective : 1;
+        stats->transfer = all[0] || o->chunks_done == 0 ? IO_TRANSFER_COLLECTIVE
+                          : all[1]                      ? IO_TRANSFER_DIRECT
+                                                        : IO_TRANSFER_INDEPENDENT;
         hand_over_series(o, stats);
     }
     free(o->population);

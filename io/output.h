@@ -15,6 +15,7 @@
 #include "core/schedule.h"
 #include "io/format.h"
 #include "io/series.h"
+#include "io/tuning.h"
 
 typedef struct gol_output gol_output;
 
@@ -23,7 +24,9 @@ typedef struct gol_output_stats {
     int64_t files;         /* finished chunk files */
     double write_s;        /* this rank's time inside HDF5 (writer thread) */
     double wait_s;         /* this rank's main-thread time blocked on the writer */
-    int collective; /* 1 when every frame write went collective (H5Pget_mpio_actual_io_mode) */
+    /* how the frames went: collective (H5Pget_mpio_actual_io_mode) or direct where every frame on
+     * every rank did, else independent */
+    enum io_transfer transfer;
     /* Rank 0: the generation and live cells of each written frame (`frames` values each, as in
      * /generations and /population), owned by the caller (free both); NULL on the other ranks. */
     int64_t *generations, *population;

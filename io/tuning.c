@@ -20,33 +20,62 @@ static const char *env_or(const char *name, const char *dflt) {
     return v && *v ? v : dflt;
 }
 
-static bool one_of(const char *v, const char *a, const char *b, const char *c) {
-    return !strcmp(v, a) || !strcmp(v, b) || (c && !strcmp(v, c));
+static const char *const transfer_names[] = {
+    [IO_TRANSFER_COLLECTIVE] = "collective",
+    [IO_TRANSFER_INDEPENDENT] = "independent",
+    [IO_TRANSFER_DIRECT] = "direct",
+};
+
+const char *io_transfer_name(enum io_transfer t) { return transfer_names[t]; }
+
+/* GOLMPI_IO_TRANSFER's value as a mode; -1 for auto, -2 for anything else. */
+static int transfer_setting(void) {
+    const char *v = env_or("GOLMPI_IO_TRANSFER", "auto");
+    if (!strcmp(v, "auto")) return -1;
+    for (int t = 0; t < (int)(sizeof transfer_names / sizeof *transfer_names); t++)
+        if (!strcmp(v, transfer_names[t])) return t;
+    return -2;
 }
 
 gol_status io_tuning_check(void) {
-    const char *t = env_or("GOLMPI_IO_TRANSFER", "auto");
-    if (!one_of(t, "auto", "independent", "collective"))
+    if (transfer_setting() == -2)
         return gol_fail(GOL_EXIT_USAGE,
-                        "GOLMPI_IO_TRANSFER='%s': expected auto, independent or collective", t);
+                        "GOLMPI_IO_TRANSFER='%s': expected auto, direct, independent or collective",
+                        getenv("GOLMPI_IO_TRANSFER"));
     const char *w = env_or("GOLMPI_WRITER_CPUS", "auto");
-    if (!one_of(w, "auto", "inherit", NULL))
+    if (strcmp(w, "auto") && strcmp(w, "inherit"))
         return gol_fail(GOL_EXIT_USAGE, "GOLMPI_WRITER_CPUS='%s': expected auto or inherit", w);
     return gol_ok();
 }
 
+/* This rank's range of every frame starts and ends on IO_DIRECT_ALIGN: its first row, its row
+ * count and the frame's stride (the frames follow each other in /frames) all are multiples. */
+static bool range_aligned(const gol_slab *slab, int64_t row_bytes) {
+    return (slab->row0 * row_bytes) % IO_DIRECT_ALIGN == 0 &&
+           (slab->rows * row_bytes) % IO_DIRECT_ALIGN == 0 &&
+           (slab->height * row_bytes) % IO_DIRECT_ALIGN == 0;
+}
+
 io_tuning io_tuning_choose(const gol_slab *slab, int64_t row_bytes, MPI_Comm comm) {
-    io_tuning t = {false, MPI_INFO_NULL};
-    /* the smallest range of one frame that any rank writes (a rank without rows writes nothing) */
-    int64_t mine = slab->rows > 0 ? slab->rows * row_bytes : INT64_MAX, least = 0;
-    MPI_CHECK(MPI_Allreduce(&mine, &least, 1, MPI_INT64_T, MPI_MIN, comm));
-    const char *mode = env_or("GOLMPI_IO_TRANSFER", "auto");
-    t.independent = !strcmp(mode, "independent") ||
-                    (!strcmp(mode, "auto") && least >= IO_INDEPENDENT_MIN_BYTES);
+    io_tuning t = {IO_TRANSFER_COLLECTIVE, MPI_INFO_NULL};
+    /* the smallest range of one frame that any rank writes (a rank without rows writes nothing),
+     * and whether every rank's ranges are aligned for O_DIRECT (0 or 1, so the least is "all") */
+    int64_t mine[2] = {slab->rows > 0 ? slab->rows * row_bytes : INT64_MAX,
+                       range_aligned(slab, row_bytes)};
+    int64_t least[2];
+    MPI_CHECK(MPI_Allreduce(mine, least, 2, MPI_INT64_T, MPI_MIN, comm));
+    int setting = transfer_setting();
+    bool large = least[0] >= IO_INDEPENDENT_MIN_BYTES, aligned = least[1] == 1;
+    if (setting >= 0)
+        t.transfer = (enum io_transfer)setting;
+    else if (large)
+        t.transfer = aligned ? IO_TRANSFER_DIRECT : IO_TRANSFER_INDEPENDENT;
+    /* asked for where the ranges do not allow it: the nearest thing, each rank its own range */
+    if (t.transfer == IO_TRANSFER_DIRECT && !aligned) t.transfer = IO_TRANSFER_INDEPENDENT;
     /* ROMIO's data sieving would turn each rank's independent ranges into read-modify-write
      * cycles under a file lock; the ranges are whole rows, so it has nothing to gain. A user's
      * ROMIO_HINTS file is left to speak alone. */
-    if (t.independent && !getenv("ROMIO_HINTS")) {
+    if (t.transfer != IO_TRANSFER_COLLECTIVE && !getenv("ROMIO_HINTS")) {
         MPI_CHECK(MPI_Info_create(&t.info));
         MPI_CHECK(MPI_Info_set(t.info, "romio_ds_write", "disable"));
     }

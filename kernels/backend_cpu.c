@@ -267,11 +267,13 @@ static void cpu_frame_wait(void *impl, int slot) {
     (void)slot; /* frames are complete when frame_begin returns */
 }
 
-/* A slot's size is kept before it, so that a free gives back to the count what its alloc took. */
-enum { SLOT_HEAD = 64 };
+/* A slot's size is kept before it, so that a free gives back to the count what its alloc took.
+ * The slot itself starts on a page, as cudaMallocHost's do: the writer's O_DIRECT path
+ * (io/tuning.h) sends frames from it to the disk only from aligned memory. */
+enum { SLOT_HEAD = 4096 };
 static void *cpu_host_alloc(void *impl, int64_t bytes) {
     cpu_backend *c = impl;
-    char *p = gol_xmalloc((size_t)bytes + SLOT_HEAD);
+    char *p = gol_xmalloc_aligned((size_t)bytes + SLOT_HEAD, SLOT_HEAD);
     memcpy(p, &bytes, sizeof bytes);
     /* Touched now, a byte a page, by the threads that will unpack into it (the same static
      * schedule as cpu_frame_begin's): a first write's page faults are paid here, before the run's

@@ -92,10 +92,14 @@ static void json_figures(cJSON *o, const report_ctx *c) {
     add_int(o, "frames", res->frames);
     add_int(o, "files", res->output.files);
     add_int(o, "bytes_written", res->output.bytes_written);
-    if (c->cfg->no_output)
+    if (c->cfg->no_output) {
         cJSON_AddNullToObject(o, "collective_io");
-    else
-        cJSON_AddBoolToObject(o, "collective_io", res->output.collective);
+        cJSON_AddNullToObject(o, "io_transfer");
+    } else {
+        cJSON_AddBoolToObject(o, "collective_io",
+                              res->output.transfer == IO_TRANSFER_COLLECTIVE);
+        cJSON_AddStringToObject(o, "io_transfer", io_transfer_name(res->output.transfer));
+    }
     add_int(o, "population", res->population);
 }
 
@@ -336,7 +340,7 @@ static void print_summary(const report_ctx *c) {
         printf("  output      %lld frames in %lld files, %.1f MiB, %s writes -> %s\n",
                (long long)res->frames, (long long)res->output.files,
                (double)res->output.bytes_written / 1048576.0,
-               res->output.collective ? "collective" : "independent", cfg->output);
+               io_transfer_name(res->output.transfer), cfg->output);
     }
     print_population(c);
     fflush(stdout);

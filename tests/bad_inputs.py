@@ -164,7 +164,7 @@ def cases(pat):
          {"GOLMPI_CPU_ISA": "bogus"}),
         # the writer's settings (io/tuning.h)
         ("GOLMPI_IO_TRANSFER=bogus", small, USAGE,
-         "GOLMPI_IO_TRANSFER='bogus': expected auto, independent or collective", {},
+         "GOLMPI_IO_TRANSFER='bogus': expected auto, direct, independent or collective", {},
          {"GOLMPI_IO_TRANSFER": "bogus"}),
         ("GOLMPI_WRITER_CPUS=0-1", small, USAGE,
          "GOLMPI_WRITER_CPUS='0-1': expected auto or inherit", {}, {"GOLMPI_WRITER_CPUS": "0-1"}),

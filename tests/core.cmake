@@ -13,7 +13,7 @@ set(GOLMPI_INTEGRATION_CASES
   ref_101x31_p4_dead_B0S8 ref_67x29_p3_dead_B36S23 ref_131x26_p2_torus_B0S23
   ref_97x530_p4_dead_B3S23 ref_70x1100_p1_torus_B36S23
   ref_2241x37_p2_dead_B36S23 ref_4133x24_p3_torus_B3S23
-  random_start across restart pattern r_pentomino pieces)
+  random_start across restart pattern r_pentomino pieces transfers)
 function(golmpi_integration_tests backend)
   foreach(c ${GOLMPI_INTEGRATION_CASES})
     golmpi_integration_test(${backend}_${c} ${backend} ${c} SKIP TIMEOUT 600)

@@ -11,6 +11,7 @@ Exit 0 when every frame matches, 1 on the first wrong cell, 77 when --backend cu
 (golmpi's exit code 3) or when GOLMPI_CPU_ISA names a vector instruction set this CPU lacks (golmpi
 refuses it with exit code 2; a refusal on a CPU that has it is a failure)."""
 import argparse
+import json
 import os
 import re
 import shlex
@@ -268,7 +269,39 @@ def case_pieces(r, tmp):
                                 f"pieces {piece} P={ranks} {boundary}")
 
 
+def case_transfers(r, tmp):
+    """Every way the frames can travel (io/tuning.h, GOLMPI_IO_TRANSFER) writes the same cells:
+    direct (O_DIRECT from the slots) where every rank's rows are whole 4 KiB pages, falling back
+    to independent MPI-IO where they are not, independent and collective as asked; --stats
+    io_transfer says which went. 97 rows split unevenly (49/48, 33/32/32); /frames is over 64 KiB,
+    so HDF5 starts it on a 1 MiB boundary."""
+    steps, every, seed, density = 8, 4, 3, 0.45
+    for transfer, ranks, width, fmt, want in (
+            ("direct", 1, 4096, "u8", "direct"), ("direct", 2, 4096, "u8", "direct"),
+            ("direct", 3, 4096, "u8", "direct"), ("direct", 2, 32768, "packed", "direct"),
+            ("direct", 2, 4100, "u8", "independent"), ("independent", 2, 4096, "u8", "independent"),
+            ("collective", 3, 4096, "u8", "collective")):
+        what = f"GOLMPI_IO_TRANSFER={transfer} P={ranks} {width}x97 {fmt}"
+        sub = os.path.join(tmp, f"{transfer}{ranks}{width}{fmt}")
+        os.mkdir(sub)
+        r.env = dict(os.environ, GOLMPI_IO_TRANSFER=transfer)
+        try:
+            frames, _ = r.frames(ranks, ["--width", width, "--height", 97, "--steps", steps,
+                                         "--save-every", every, "--chunk", 3, "--seed", seed,
+                                         "--density", density, "--frame-format", fmt,
+                                         "--stats", "s.json"], sub)
+        finally:
+            r.env = None
+        start = reference.random_grid(seed, density, width, 97)
+        check_against_reference(frames, start, reference.parse_rule("B3/S23"), True, what)
+        with open(os.path.join(sub, "s.json")) as f:
+            got = json.load(f)["io_transfer"]
+        if got != want:
+            sys.exit(f"FAIL {what}: --stats io_transfer {got!r}, expected {want!r}")
+
+
 CASES = {
+    "transfers": case_transfers,
     "pieces": case_pieces,
     "r_pentomino": case_r_pentomino,
     "random_start": case_random_start,

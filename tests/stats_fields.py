@@ -29,7 +29,9 @@ FIELDS = {
     "compute_s": is_num,
     "halo_s": is_num, "frame_s": is_num, "io_write_s": is_num, "io_wait_s": is_num,
     "frames": is_int, "files": is_int, "bytes_written": is_int,
-    "collective_io": lambda v: v is None or isinstance(v, bool), "population": is_int,
+    "collective_io": lambda v: v is None or isinstance(v, bool),
+    "io_transfer": lambda v: v in (None, "collective", "independent", "direct"),
+    "population": is_int,
     "command_line": is_str, "argv": lambda v: isinstance(v, list) and all(map(is_str, v)),
     "start_time": lambda v: is_str(v) and ISO.match(v), "end_time": lambda v: is_str(v) and ISO.match(v),
     "hosts": lambda v: isinstance(v, list) and v and all(

@@ -146,10 +146,13 @@ def mount_tmpfs(path, size):
 
 def part_disk_full(run, work):
     # frames fill the disk first (512^2), or the index and .xmf do (64^2, a frame every 2); the
-    # frames both ways MPI-IO may write them (io/tuning.h: 512^2 slabs are collective on auto)
+    # frames every way they may travel (io/tuning.h: 512^2 slabs are collective on auto; direct
+    # at 1024^2 is O_DIRECT at 1 and 2 ranks, whose rows are whole pages, independent at 3)
     frames = ["--size", "512", "--steps", "8000", "--save-every", "250", "--chunk", "2"]
     configs = [("frames", frames, {}),
                ("frames, independent", frames, {"GOLMPI_IO_TRANSFER": "independent"}),
+               ("frames, direct", ["--size", "1024", "--steps", "3000", "--save-every", "250",
+                                   "--chunk", "2"], {"GOLMPI_IO_TRANSFER": "direct"}),
                ("index and .xmf", ["--size", "64", "--steps", "6000", "--save-every", "2",
                                    "--chunk", "50"], {})]
     for what, args, env in configs:

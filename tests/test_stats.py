@@ -124,7 +124,8 @@ def check_quiet_and_version(golmpi, mpiexec, tmp, s):
                                                "--no-output", "--quiet", "--stats", "q.json"]):
         fail(f"--no-output --quiet: {problem}")
     if q.get("population_series") != {"generation": [3], "population": [q.get("population")]} \
-            or q.get("io_bandwidth_bytes_per_s") is not None or q.get("collective_io") is not None:
+            or q.get("io_bandwidth_bytes_per_s") is not None or q.get("collective_io") is not None \
+            or q.get("io_transfer") is not None:
         fail(f"--no-output: series {q.get('population_series')}, bandwidth/collective must be null")
     out = run([golmpi, "--version"], tmp)
     v = s["versions"]
