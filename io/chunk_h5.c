@@ -252,8 +252,7 @@ chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, con
      * values and the others' empty selections make one call */
     H5_CHECK(c->dxpl = H5Pcreate(H5P_DATASET_XFER));
     bool shared = !t || t->transfer == IO_TRANSFER_COLLECTIVE;
-    H5_CHECK(
-        H5Pset_dxpl_mpio(c->dxpl, shared ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
+    H5_CHECK(H5Pset_dxpl_mpio(c->dxpl, shared ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
     /* memory type == file type, or HDF5 quietly drops to independent I/O */
     c->frames = create_dataset(c->file, "frames", H5T_NATIVE_UINT8, 3, c->dims);
     if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
@@ -276,8 +275,8 @@ static bool write_direct(chunk_h5 *c, const void *frame_h) {
     if ((uintptr_t)frame_h % IO_DIRECT_ALIGN != 0) return false;
     const char *p = frame_h;
     int64_t left = c->slab.rows * c->meta.row_bytes;
-    int64_t at = (int64_t)c->frames_at + (c->written * c->meta.height + c->slab.row0) *
-                                             c->meta.row_bytes;
+    int64_t at =
+        (int64_t)c->frames_at + (c->written * c->meta.height + c->slab.row0) * c->meta.row_bytes;
     bool first = true;
     while (left > 0) {
         ssize_t n = pwrite(c->direct_fd, p, (size_t)left, (off_t)at);
@@ -298,8 +297,7 @@ static bool write_direct(chunk_h5 *c, const void *frame_h) {
 void chunk_h5_write_frame(chunk_h5 *c, const void *frame_h) {
     if (c->written >= c->nframes)
         gol_die(__FILE__, __LINE__, "chunk_h5_write_frame", "golmpi", "more frames than the chunk");
-    if (c->slab.rows > 0)
-        count_live_cells(&c->meta, &c->slab, 1, frame_h, &c->live[c->written]);
+    if (c->slab.rows > 0) count_live_cells(&c->meta, &c->slab, 1, frame_h, &c->live[c->written]);
     if (c->direct_fd >= 0) {
         if (write_direct(c, frame_h)) {
             c->collective = 0;
@@ -336,8 +334,8 @@ static enum io_transfer chunk_transfer(const chunk_h5 *c) {
 }
 
 /* The rest of the file once its frames are in, then the read-back and the rename. */
-enum io_transfer chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *gens, const void *frames_h,
-                    int64_t *pop_out) {
+enum io_transfer chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *gens,
+                                 const void *frames_h, int64_t *pop_out) {
     if (c->written != c->nframes)
         gol_die(__FILE__, __LINE__, "chunk_h5_finish", "golmpi", "a chunk finished short");
     const gol_slab *slab = &c->slab;
@@ -394,9 +392,8 @@ void chunk_h5_abandon(chunk_h5 *c) {
 }
 
 enum io_transfer chunk_h5_write(MPI_Comm comm, const char *name, const io_meta *m,
-                                const gol_slab *slab,
-                   const io_tuning *t, int64_t nframes, const int64_t *gens, const void *frames_h,
-                   int64_t *pop_out) {
+                                const gol_slab *slab, const io_tuning *t, int64_t nframes,
+                                const int64_t *gens, const void *frames_h, int64_t *pop_out) {
     chunk_h5 *c = chunk_h5_create(comm, name, m, slab, t, nframes);
     int64_t frame_bytes = slab->rows * m->row_bytes;
     for (int64_t f = 0; f < nframes; f++)

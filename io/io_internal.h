@@ -40,10 +40,11 @@ const char *io_basename(const char *path);
  * live cells of each frame, counted from the bytes written and summed over comm; on rank 0 also
  * into pop_out, which may be NULL), reads the file back against frames_h (every frame, one after
  * the other, as written) and renames it to `name` (which may differ from the name it was created
- * under: a run stopped in the chunk ends it at another generation). It returns how this rank's frames
- * went: collective or direct where every one did, else independent. chunk_h5_abandon closes a chunk file before its end and
- * removes it (its frames are written again, fewer of them, under another name). t: the frames'
- * transfer mode and the MPI-IO hints (io/tuning.h; NULL: collective, no hints). */
+ * under: a run stopped in the chunk ends it at another generation). It returns how this rank's
+ * frames went: collective or direct where every one did, else independent. chunk_h5_abandon closes
+ * a chunk file before its end and removes it (its frames are written again, fewer of them, under
+ * another name). t: the frames' transfer mode and the MPI-IO hints (io/tuning.h; NULL: collective,
+ * no hints). */
 typedef struct chunk_h5 chunk_h5;
 chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, const gol_slab *slab,
                           const io_tuning *t, int64_t nframes);

@@ -96,8 +96,7 @@ static void json_figures(cJSON *o, const report_ctx *c) {
         cJSON_AddNullToObject(o, "collective_io");
         cJSON_AddNullToObject(o, "io_transfer");
     } else {
-        cJSON_AddBoolToObject(o, "collective_io",
-                              res->output.transfer == IO_TRANSFER_COLLECTIVE);
+        cJSON_AddBoolToObject(o, "collective_io", res->output.transfer == IO_TRANSFER_COLLECTIVE);
         cJSON_AddStringToObject(o, "io_transfer", io_transfer_name(res->output.transfer));
     }
     add_int(o, "population", res->population);
