@@ -11,13 +11,14 @@ struct gol_progress {
     int tty;  /* a live line on a terminal; plain lines in a batch log */
     double interval_s;
     int64_t g_start, g_end;
+    int64_t piece; /* generations between updates: a multiple of the halo cycle */
     double cells, t0, last;
     int64_t last_gen; /* the generation of the last line: the current rate is since then */
     double last_line;
 };
 
 gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched,
-                             const gol_slab *slab, int rank) {
+                             const gol_slab *slab, int64_t cycle, int rank) {
     gol_progress *p = gol_xcalloc(1, sizeof *p);
     p->show = rank == 0 && !cfg->quiet && cfg->progress_s > 0;
     p->tty = isatty(STDERR_FILENO);
@@ -27,17 +28,24 @@ gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched,
     p->cells = (double)slab->width * (double)slab->height;
     p->t0 = p->last = p->last_line = MPI_Wtime();
     p->last_gen = p->g_start;
-    return p;
-}
-
-/* The pieces depend only on the schedule, never on whether this rank shows progress or on its
- * stderr: every rank cuts its advance calls alike, so a backend that does something per call
- * (the CUDA backend's timed sample) does it for the same generations on every rank. */
-int64_t progress_piece(const gol_progress *p, int64_t remaining) {
     /* about a thousand pieces over the run, but never pieces so small that they cost speed */
     int64_t piece = (p->g_end - p->g_start) / 1000;
     if (piece < 16) piece = 16;
-    return piece < remaining ? piece : remaining;
+    if (cycle < 1) cycle = 1;
+    p->piece = (piece + cycle - 1) / cycle * cycle;
+    return p;
+}
+
+/* The pieces depend only on the schedule and the plan, never on whether this rank shows progress
+ * or on its stderr: every rank cuts its advance calls alike, so a backend that does something per
+ * call (the CUDA backend's timed sample) does it for the same generations on every rank. They end
+ * on multiples of the piece counted from the run's start, as the backends' halo cycles do: counted
+ * from wherever the last frame fell, every pass after a frame off the cycle was cut in two at
+ * each piece's end (1.2x the compute time with --save-every 250 at depth 16, docs/PERFORMANCE.md),
+ * where now only the pass a frame falls in is. */
+int64_t progress_piece_end(const gol_progress *p, int64_t g, int64_t to) {
+    int64_t end = p->g_start + ((g - p->g_start) / p->piece + 1) * p->piece;
+    return end < to ? end : to;
 }
 
 /* The current rate: over the generations since the previous line, not since the start, so it

@@ -89,9 +89,8 @@ static void vote_end(stop_vote *v) {
  * (vote->stopped), *g is the generation they stopped at, `to` or before. */
 static void advance_to(gol_backend *b, int64_t *g, int64_t to, const advance_cut *cut) {
     stop_vote *vote = cut->vote;
-    int64_t piece = progress_piece(cut->prog, to - *g);
     while (*g < to && !vote->stopped) {
-        int64_t end = *g + (to - *g < piece ? to - *g : piece);
+        int64_t end = progress_piece_end(cut->prog, *g, to);
         while (*g < end) {
             int64_t n = end - *g;
             if (cut->debug_piece && cut->debug_piece < n) n = cut->debug_piece;
@@ -195,7 +194,7 @@ void run_generations(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
     res->sched = *planned; /* cut short if the ranks agree to stop */
     int rank;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    gol_progress *prog = progress_start(in->cfg, planned, &in->plan->slab, rank);
+    gol_progress *prog = progress_start(in->cfg, planned, &in->plan->slab, in->plan->depth, rank);
     stop_vote vote;
     vote_begin(&vote, comm);
     advance_cut cut = {prog, debug_piece(rank), &vote};
