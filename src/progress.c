@@ -17,8 +17,8 @@ struct gol_progress {
     double last_line;
 };
 
-gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched,
-                             const gol_slab *slab, int64_t cycle, int rank) {
+gol_progress *progress_start(const gol_config *cfg, const gol_schedule *sched, const gol_slab *slab,
+                             int64_t cycle, int rank) {
     gol_progress *p = gol_xcalloc(1, sizeof *p);
     p->show = rank == 0 && !cfg->quiet && cfg->progress_s > 0;
     p->tty = isatty(STDERR_FILENO);
