@@ -217,7 +217,8 @@ struct chunk_h5 {
     int collective; /* 1 while every frame write went collective */
     int direct;     /* 1 while every frame write went direct */
     int direct_fd;  /* the file opened with O_DIRECT, or -1: the frames go by H5Dwrite */
-    haddr_t frames_at; /* /frames' offset in the file (allocated at creation) */
+    haddr_t frames_at; /* /frames' offset in the file (allocated at creation), for the direct
+                        * writes and the read-back */
     int64_t *live;  /* this rank's live cells of each frame written */
 };
 
@@ -227,7 +228,6 @@ struct chunk_h5 {
  * go by independent MPI-IO: the same bytes at the same place. */
 static int open_direct(chunk_h5 *c, const io_tuning *t) {
     if (!t || t->transfer != IO_TRANSFER_DIRECT || c->slab.rows == 0) return -1;
-    c->frames_at = H5Dget_offset(c->frames);
     if (c->frames_at == HADDR_UNDEF || c->frames_at % IO_DIRECT_ALIGN != 0) return -1;
     return open(c->part, O_WRONLY | O_DIRECT | O_CLOEXEC);
 }
@@ -257,6 +257,7 @@ chunk_h5 *chunk_h5_create(MPI_Comm comm, const char *name, const io_meta *m, con
     c->frames = create_dataset(c->file, "frames", H5T_NATIVE_UINT8, 3, c->dims);
     if (strcmp(m->encoding, IO_ENCODING_PACKED) == 0)
         io_write_str_attr(c->frames, "encoding", IO_ENCODING_PACKED);
+    c->frames_at = H5Dget_offset(c->frames);
     c->direct_fd = open_direct(c, t);
     return c;
 }
@@ -340,7 +341,6 @@ enum io_transfer chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *g
         gol_die(__FILE__, __LINE__, "chunk_h5_finish", "golmpi", "a chunk finished short");
     const gol_slab *slab = &c->slab;
     close_direct(c); /* past the page cache; H5Fflush's fsync makes it and the metadata durable */
-    haddr_t frames_offset = H5Dget_offset(c->frames);
     H5_CHECK(H5Dclose(c->frames));
     H5_CHECK(H5Pclose(c->dxpl));
     hid_t dxpl, fspace, mspace;
@@ -367,7 +367,7 @@ enum io_transfer chunk_h5_finish(chunk_h5 *c, const char *name, const int64_t *g
     IO_WRITE_CHECK(c->part, H5Fclose(c->file));
 
     /* renamed only once closed everywhere and read back, so no reader ever sees half a file */
-    verify_chunk(c->comm, c->part, name, &c->meta, slab, c->nframes, gens, frames_h, frames_offset);
+    verify_chunk(c->comm, c->part, name, &c->meta, slab, c->nframes, gens, frames_h, c->frames_at);
     if (slab->rank == 0) {
         add_frame_views(c->part, c->nframes, c->dims);
         verify_sync(c->part);
