@@ -14,6 +14,10 @@
 #include "kernels/init_cuda.h"
 #include "core/check_cuda.h"
 
+#ifdef GOLMPI_CUDA_SIM
+#include <cudasim.h>
+#endif
+
 namespace {
 
 constexpr int kInitBlock = 256;
@@ -48,6 +52,7 @@ GOL_HD inline void init_body(const thread_ix &ix, uint64_t run_key, uint64_t thr
     }
 }
 
+#ifndef GOLMPI_CUDA_SIM /* the simulated GPU runs the body through the emulator */
 __global__ void __launch_bounds__(kInitBlock)
     init_kernel(uint64_t run_key, uint64_t threshold, int64_t row0, int64_t width, int64_t nwords,
                 uint64_t *__restrict__ dst, int64_t n) {
@@ -58,6 +63,7 @@ __global__ void __launch_bounds__(kInitBlock)
     ix.tid = threadIdx.x;
     init_body(ix, run_key, threshold, row0, width, nwords, dst, n);
 }
+#endif
 
 /* The launcher and the emulator take the launch's shape from here. */
 launch_geom init_geometry(int64_t rows, int64_t nwords) {
@@ -71,6 +77,31 @@ launch_geom init_geometry(int64_t rows, int64_t nwords) {
 
 } // namespace
 
+#ifdef GOLMPI_CUDA_SIM
+namespace {
+/* The launch on the simulated GPU (tests/cudasim): the emulator on the stream, writing the rows. */
+struct sim_init {
+    uint64_t run_key, threshold;
+    int64_t row0, rows, width, nwords;
+    uint64_t *dst;
+    static void run(void *p) {
+        const sim_init *a = static_cast<const sim_init *>(p);
+        emulate_init_random(a->run_key, a->threshold, a->row0, a->rows, a->width, a->nwords,
+                            static_cast<uint64_t *>(cudasim_ptr(a->dst)));
+    }
+};
+} // namespace
+
+extern "C" void launch_init_random(uint64_t run_key, uint64_t threshold, int64_t row0, int64_t rows,
+                                   int64_t width, int64_t nwords, uint64_t *dst_d, cudaStream_t s) {
+    const launch_geom geo = init_geometry(rows, nwords);
+    if (geo.n <= 0) return;
+    const sim_init a = {run_key, threshold, row0, rows, width, nwords, dst_d};
+    const cudasim_access acc = {dst_d, (size_t)geo.n * sizeof(uint64_t), CUDASIM_WRITE};
+    cudasim_launch(s, "init_random", &acc, 1, sim_init::run, &a, sizeof a);
+    CUDA_CHECK(cudaGetLastError());
+}
+#else
 extern "C" void launch_init_random(uint64_t run_key, uint64_t threshold, int64_t row0, int64_t rows,
                                    int64_t width, int64_t nwords, uint64_t *dst_d, cudaStream_t s) {
     const launch_geom geo = init_geometry(rows, nwords);
@@ -79,6 +110,7 @@ extern "C" void launch_init_random(uint64_t run_key, uint64_t threshold, int64_t
                                                geo.n);
     CUDA_CHECK(cudaGetLastError());
 }
+#endif
 
 /* The host emulation: the body above, over the geometry above, one thread at a time. */
 extern "C" void emulate_init_random(uint64_t run_key, uint64_t threshold, int64_t row0,

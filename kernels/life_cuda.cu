@@ -8,8 +8,13 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <initializer_list>
 #include <type_traits>
 #include <vector>
+
+#ifdef GOLMPI_CUDA_SIM
+#include <cudasim.h>
+#endif
 
 #include "kernels/life_cuda.h"
 #include "core/check_cuda.h"
@@ -437,6 +442,9 @@ GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, u
     }
 }
 
+/* The kernels themselves: the simulated GPU (GOLMPI_CUDA_SIM, tests/cudasim) builds this file as
+ * host C++ and runs the bodies through the emulators instead. */
+#ifndef GOLMPI_CUDA_SIM
 __device__ inline thread_ix this_thread() {
     thread_ix ix;
     ix.grid = gridDim;
@@ -479,6 +487,7 @@ __global__ void __launch_bounds__(kPopBlock)
         popcount_phase(phase, ix, src, words, partial, count);
     }
 }
+#endif /* GOLMPI_CUDA_SIM */
 
 /* The geometries: the launchers and the emulators take every launch's shape from here. */
 
@@ -602,6 +611,129 @@ void emulate_launch(const launch_geom &geo, int phases, size_t shared_words, Bod
             }
 }
 
+#ifdef GOLMPI_CUDA_SIM
+
+/* The launchers on the simulated GPU: the same geometry, and the launch enqueued as the
+ * kernel's host emulation (below), named with the rows it reads and writes, which the simulator
+ * orders and checks like any stream work. The ranges are the launchers' contracts (life_cuda.h). */
+template <class Launch>
+void sim_launch(cudaStream_t s, const char *name, std::initializer_list<cudasim_access> acc,
+                const Launch &launch) {
+    cudasim_launch(s, name, acc.begin(), (int)acc.size(),
+                   [](void *p) { static_cast<const Launch *>(p)->run(); }, &launch, sizeof launch);
+}
+
+/* Rows [r0, r1) of a slab numbered from row 0 at base, as a byte range (none when empty). */
+cudasim_access sim_rows(const gol_cuda_grid &g, const uint64_t *base, int64_t r0, int64_t r1,
+                        int mode) {
+    cudasim_access a = {base + r0 * g.nwords, 0, mode};
+    if (r1 > r0) a.bytes = (size_t)((r1 - r0) * g.nwords) * sizeof(uint64_t);
+    return a;
+}
+
+template <class T> T *sim_ptr(T *p) { return static_cast<T *>(cudasim_ptr(p)); }
+
+struct sim_edges {
+    gol_cuda_grid g;
+    const uint64_t *src;
+    uint64_t *dst;
+    void run() const { emulate_life_edges(g, sim_ptr(src), sim_ptr(dst)); }
+};
+
+struct sim_rows_launch {
+    gol_cuda_grid g;
+    const uint64_t *src;
+    uint64_t *dst;
+    int64_t row_begin, row_end;
+    void run() const { emulate_life_rows(g, sim_ptr(src), sim_ptr(dst), row_begin, row_end); }
+};
+
+struct sim_deep {
+    gol_cuda_grid g;
+    const uint64_t *src;
+    uint64_t *dst;
+    int64_t row_begin, row_end, live_begin, live_end, resident;
+    int gens;
+    void run() const {
+        emulate_life_deep(g, sim_ptr(src), sim_ptr(dst), row_begin, row_end, gens, live_begin,
+                          live_end, resident);
+    }
+};
+
+struct sim_unpack {
+    const uint64_t *src;
+    uint8_t *dst;
+    int64_t rows, nwords, width;
+    void run() const { emulate_unpack_u8(sim_ptr(src), sim_ptr(dst), rows, nwords, width); }
+};
+
+struct sim_popcount {
+    const uint64_t *src;
+    int64_t words;
+    unsigned long long *count;
+    void run() const { emulate_popcount(sim_ptr(src), words, sim_ptr(count)); }
+};
+
+} // namespace
+
+extern "C" void launch_life_edges(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
+                                  cudaStream_t s) {
+    const int64_t last = g.rows - 1;
+    sim_launch(s, "life_edges", {sim_rows(g, src_d, -1, 2, CUDASIM_READ),
+                                 sim_rows(g, src_d, last - 1, last + 2, CUDASIM_READ),
+                                 sim_rows(g, dst_d, 0, 1, CUDASIM_WRITE),
+                                 sim_rows(g, dst_d, last, last + 1, CUDASIM_WRITE)},
+               sim_edges{g, src_d, dst_d});
+    CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
+                                 int64_t row_begin, int64_t row_end, cudaStream_t s) {
+    if (rows_geometry(g, row_begin, row_end).n <= 0) return;
+    sim_launch(s, "life_rows", {sim_rows(g, src_d, row_begin - 1, row_end + 1, CUDASIM_READ),
+                                sim_rows(g, dst_d, row_begin, row_end, CUDASIM_WRITE)},
+               sim_rows_launch{g, src_d, dst_d, row_begin, row_end});
+    CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
+                                 int64_t row_begin, int64_t row_end, int gens,
+                                 int64_t live_begin, int64_t live_end, cudaStream_t s) {
+    if (row_end <= row_begin || gens < 1 || gens > GOL_DEEP_MAX) return;
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, nullptr, 32 * kDeepWarps, 0));
+    const int64_t lo = row_begin - gens > live_begin ? row_begin - gens : live_begin;
+    const int64_t hi = row_end + gens < live_end ? row_end + gens : live_end;
+    sim_launch(s, "life_deep", {sim_rows(g, src_d, lo, hi, CUDASIM_READ),
+                                sim_rows(g, dst_d, row_begin, row_end, CUDASIM_WRITE)},
+               sim_deep{g, src_d, dst_d, row_begin, row_end, live_begin, live_end,
+                        (int64_t)sms * per_sm, gens});
+    CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" void launch_unpack_u8(const uint64_t *src_d, uint8_t *dst_d, int64_t rows,
+                                 int64_t nwords, int64_t width, cudaStream_t s) {
+    if (unpack_geometry(rows, width).n <= 0) return;
+    sim_launch(s, "unpack_u8",
+               {{src_d, (size_t)(rows * nwords) * sizeof(uint64_t), CUDASIM_READ},
+                {dst_d, (size_t)(rows * width), CUDASIM_WRITE}},
+               sim_unpack{src_d, dst_d, rows, nwords, width});
+    CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" void launch_popcount(const uint64_t *src_d, int64_t words, unsigned long long *count_d,
+                                cudaStream_t s) {
+    if (popcount_geometry(words).n <= 0) return;
+    sim_launch(s, "popcount", {{src_d, (size_t)words * sizeof(uint64_t), CUDASIM_READ},
+                               {count_d, sizeof *count_d, CUDASIM_READ | CUDASIM_WRITE}},
+               sim_popcount{src_d, words, count_d});
+    CUDA_CHECK(cudaGetLastError());
+}
+
+#else /* a real GPU */
+
 } // namespace
 
 extern "C" void launch_life_edges(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
@@ -666,6 +798,9 @@ extern "C" void launch_popcount(const uint64_t *src_d, int64_t words, unsigned l
     popcount_kernel<<<geo.grid, geo.block, 0, s>>>(src_d, geo.n, count_d);
     CUDA_CHECK(cudaGetLastError());
 }
+
+
+#endif /* GOLMPI_CUDA_SIM */
 
 /* The host emulation: the bodies above, over the geometries above, one thread at a time. */
 

@@ -2,12 +2,13 @@
  * CUDA; NVTX3 is header-only and does nothing unless a tool is attached. */
 #include "core/trace.h"
 
-#ifdef GOLMPI_HAVE_NVTX
+/* the simulated GPU's streams are not CUDA's: NVTX has nothing to name there */
+#if defined(GOLMPI_HAVE_NVTX) && !defined(GOLMPI_CUDA_SIM)
 #include <nvtx3/nvToolsExtCudaRt.h>
 #endif
 
 void trace_name_stream(cudaStream_t stream, const char *name) {
-#ifdef GOLMPI_HAVE_NVTX
+#if defined(GOLMPI_HAVE_NVTX) && !defined(GOLMPI_CUDA_SIM)
     nvtxNameCudaStreamA(stream, name);
 #else
     (void)stream;

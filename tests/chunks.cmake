@@ -6,7 +6,7 @@ foreach(case sums slow)
             --golmpi $<TARGET_FILE:golmpi> ${case})
 endforeach()
 # the same on the GPU (77, skipped, without one)
-if(GOLMPI_ENABLE_CUDA)
+if(GOLMPI_CUDA_BACKEND)
   foreach(case sums slow)
     golmpi_test(chunks_${case}_cuda PYTHON SKIP ONE_THREAD PROCESSORS 2 TIMEOUT 120
       COMMAND ${GOLMPI_TEST_DIR}/test_chunks.py --mpiexec "${GOLMPI_MPIEXEC_LINE}"

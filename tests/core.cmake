@@ -71,7 +71,7 @@ foreach(threads 1 3)
 endforeach()
 
 golmpi_integration_test(cpu_depth_refused cpu depth_refused)
-if(GOLMPI_ENABLE_CUDA)
+if(GOLMPI_CUDA_BACKEND)
   # one GPU serves every rank in CI-like setups: --halo auto picks NCCL only for distinct GPUs
   golmpi_integration_tests(cuda)
   # The CUDA backend at explicit depths (skipped without a GPU): 1, the one-generation kernels;

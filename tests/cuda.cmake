@@ -1,5 +1,5 @@
 # CUDA backend tests. Each exits 77 on every rank when some rank has no GPU (ctest: skipped).
-if(GOLMPI_ENABLE_CUDA)
+if(GOLMPI_CUDA_BACKEND)
   foreach(t test_cuda_kernels test_cuda_vs_cpu)
     add_executable(${t} ${GOLMPI_TEST_DIR}/${t}.c)
     target_link_libraries(${t} PRIVATE golmpi_core)

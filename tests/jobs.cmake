@@ -16,7 +16,7 @@ if(NVTX3_INCLUDE_DIR)
                   --launcher "${GOLMPI_MPIEXEC_LINE} ${MPIEXEC_PREFLAGS}" --ranks 2)
     golmpi_test(jobs_nvtx_ranges PYTHON PROCESSORS 2 TIMEOUT 300
       COMMAND ${GOLMPI_TEST_DIR}/test_nvtx.py ${nvtx_args})
-    if(GOLMPI_ENABLE_CUDA)
+    if(GOLMPI_CUDA_BACKEND)
       # stream names and d2h ranges; 77 (skip) where golmpi finds no GPU
       golmpi_test(jobs_nvtx_ranges_cuda PYTHON SKIP PROCESSORS 2 TIMEOUT 300
         COMMAND ${GOLMPI_TEST_DIR}/test_nvtx.py --backend cuda ${nvtx_args})
