@@ -80,6 +80,12 @@ void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_
     h->mode->ops->post(h->impl, first, last, top, bottom);
     h->messages += h->peers;
     h->posts++;
+    if (h->mode->ops->posted) h->mode->ops->posted(h->impl, h->posts);
+}
+
+void halo_replayed(gol_halo *h) {
+    h->posts++;
+    if (h->mode->ops->posted) h->mode->ops->posted(h->impl, h->posts);
 }
 
 void halo_wait(gol_halo *h) { h->mode->ops->wait(h->impl); }

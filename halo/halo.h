@@ -80,6 +80,10 @@ typedef struct halo_ops {
      * 0, no peer, MPI without threads): 0 and -1. */
     double (*heard)(void *impl, int peer);
     int64_t (*least_posted)(void *impl);
+    /* Told how many exchanges this rank has posted so far (halo_posts), after each post and each
+     * replay of a captured one, for its heartbeat to tell the others. Local; never blocks. NULL:
+     * nothing to tell. */
+    void (*posted)(void *impl, int64_t posts);
 } halo_ops;
 
 /* The longest an abort op waits for the library's teardown before it returns anyway. */
@@ -121,8 +125,12 @@ void halo_poll(gol_halo *h); /* nothing when the mode has no poll */
 void halo_abort(gol_halo *h); /* nothing when the mode has no abort */
 double halo_heard(gol_halo *h, int peer); /* 0 when the mode has no heard */
 int64_t halo_least_posted(gol_halo *h);   /* -1 when the mode has no least_posted */
-/* Exchanges this rank has posted so far (posts). Local; never blocks. */
+/* Exchanges this rank has posted so far: posts, and replays of captured ones. Local; never
+ * blocks. */
 int64_t halo_posts(const gol_halo *h);
+/* The caller enqueued one exchange by replaying a graph it captured (post was not called): it
+ * counts in halo_posts as a post. Local; never blocks. */
+void halo_replayed(gol_halo *h);
 void halo_destroy(gol_halo *h); /* NULL: nothing */
 
 /* The neighbours an exchange waits on, for a message: "rank 3 (above) or rank 5 (below)",

@@ -48,8 +48,7 @@ typedef struct halo_nccl {
     int rank, up, down;
     int64_t nwords;
     cudaStream_t stream;
-    double timeout_s; /* --timeout, for the setup; 0: forever */
-    int64_t posted;   /* exchanges posted */
+    double timeout_s;  /* --timeout, for the setup; 0: forever */
     gol_heartbeat *hb; /* with a timeout and a peer: signs of life apart from the GPU's */
 } halo_nccl;
 
@@ -295,7 +294,6 @@ static void nccl_post(void *impl, const uint64_t *first_d, const uint64_t *last_
     } else {
         NCCL_CHECK(exchange_calls(h, first_d, last_d, top_d, bottom_d));
     }
-    heartbeat_set_posted(h->hb, ++h->posted);
     trace_pop();
 }
 
@@ -340,6 +338,10 @@ static int64_t nccl_least_posted(void *impl) {
     return heartbeat_least_posted(((halo_nccl *)impl)->hb);
 }
 
+static void nccl_posted(void *impl, int64_t posts) {
+    heartbeat_set_posted(((halo_nccl *)impl)->hb, posts);
+}
+
 static void nccl_destroy(void *impl) {
     halo_nccl *h = impl;
     if (!h) return;
@@ -373,4 +375,5 @@ const halo_ops halo_nccl_ops = {
     .abort = nccl_abort,
     .heard = nccl_heard,
     .least_posted = nccl_least_posted,
+    .posted = nccl_posted,
 };

@@ -621,10 +621,12 @@ static void cuda_advance(void *impl, int64_t generations) {
         const int sample = ends && halo_sampled(cb->halo) &&
                            cuda_halo_sample_due(cb->exchanges_since_load * cb->depth);
         if (sample) harvest_halo_sample(cb, 1); /* long done: the marks bound what is queued */
-        if (cb->pass_graph[cb->cur] && !sample) /* depth 1: n == valid == 1 */
+        if (cb->pass_graph[cb->cur] && !sample) { /* depth 1: n == valid == 1 */
             CUDA_CHECK(cudaGraphLaunch(cb->pass_graph[cb->cur], cb->compute));
-        else
+            halo_replayed(cb->halo); /* its exchange counts as posted (the watchdog's needs) */
+        } else {
             enqueue_pass(cb, cb->cur, (int)n, cb->valid, sample);
+        }
         cb->sample_pending |= sample;
         cb->exchanges += ends;
         cb->exchanges_since_load += ends;
