@@ -143,6 +143,33 @@ void gol_finalize_now(void) {
     MPI_Finalize();
 }
 
+static struct {
+    void (*fn)(void *, double);
+    void *arg;
+} watch[4];
+static int watch_n;
+
+void gol_watch_add(void (*fn)(void *, double), void *arg) {
+    if (watch_n == (int)(sizeof watch / sizeof *watch))
+        gol_die(__FILE__, __LINE__, "gol_watch_add", "golmpi", "too many watchdogs");
+    watch[watch_n].fn = fn;
+    watch[watch_n++].arg = arg;
+}
+
+void gol_watch_remove(void (*fn)(void *, double), void *arg) {
+    for (int i = 0; i < watch_n; i++)
+        if (watch[i].fn == fn && watch[i].arg == arg) {
+            for (watch_n--; i < watch_n; i++)
+                watch[i] = watch[i + 1];
+            return;
+        }
+}
+
+void gol_watch_poll(double since) {
+    for (int i = 0; i < watch_n; i++)
+        watch[i].fn(watch[i].arg, since);
+}
+
 #ifdef GOLMPI_HAVE_CUDA
 void gol_die_cuda(const char *file, int line, const char *call, const char *name,
                   const char *str) {

@@ -72,6 +72,17 @@ void gol_at_finalize(void (*fn)(void *), void *arg);
 void gol_forget_at_finalize(void (*fn)(void *), void *arg);
 void gol_finalize_now(void);
 
+/* Watchdogs for host waits that no backend sees (the stop vote, the writer's slot, a halo mode's
+ * wait for its stream): a backend whose work can stall in the background (the CUDA backend: its
+ * GPU, NCCL) registers fn(arg, since) with gol_watch_add, and every such wait calls
+ * gol_watch_poll(since) between its polls, since being MPI_Wtime() when the wait began. fn
+ * returns at once when all is well and aborts every rank (with a message) when it finds a stall
+ * past --timeout or a library's asynchronous error. Main thread only (the thread that runs the
+ * generations), both the registration and the polls; at most a few. Local; never blocks. */
+void gol_watch_add(void (*fn)(void *, double), void *arg);
+void gol_watch_remove(void (*fn)(void *, double), void *arg);
+void gol_watch_poll(double since);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,6 +62,7 @@ struct gol_halo {
     void *impl;
     int peers;        /* messages a post sends: one per neighbour that exists */
     int64_t messages; /* sent so far */
+    int64_t posts;    /* exchanges posted so far */
 };
 
 gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows, MPI_Comm comm,
@@ -78,6 +79,13 @@ void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_
                uint64_t *bottom) {
     h->mode->ops->post(h->impl, first, last, top, bottom);
     h->messages += h->peers;
+    h->posts++;
+    if (h->mode->ops->posted) h->mode->ops->posted(h->impl, h->posts);
+}
+
+void halo_replayed(gol_halo *h) {
+    h->posts++;
+    if (h->mode->ops->posted) h->mode->ops->posted(h->impl, h->posts);
 }
 
 void halo_wait(gol_halo *h) { h->mode->ops->wait(h->impl); }
@@ -93,6 +101,16 @@ void halo_poll(gol_halo *h) {
 void halo_abort(gol_halo *h) {
     if (h && h->mode->ops->abort) h->mode->ops->abort(h->impl);
 }
+
+double halo_heard(gol_halo *h, int peer) {
+    return h && h->mode->ops->heard ? h->mode->ops->heard(h->impl, peer) : 0.0;
+}
+
+int64_t halo_least_posted(gol_halo *h) {
+    return h && h->mode->ops->least_posted ? h->mode->ops->least_posted(h->impl) : -1;
+}
+
+int64_t halo_posts(const gol_halo *h) { return h ? h->posts : 0; }
 
 void halo_destroy(gol_halo *h) {
     if (!h) return;

@@ -72,6 +72,18 @@ typedef struct halo_ops {
      * overruns). Only exiting may follow (MPI_Abort); no other op, not even destroy. Local.
      * NULL: nothing outlives the process's own abort (the host MPI modes). */
     void (*abort)(void *impl);
+    /* Signs of life apart from the rows (halo/heartbeat.h), for a caller whose waits on the
+     * stream must tell a slow neighbour from a stopped one (sampled modes). heard: MPI_Wtime()
+     * when peer was last heard from, 0 when never or peer is no neighbour. least_posted: the
+     * fewest exchanges any rank had posted, as the heartbeats last told (a lower bound, a few
+     * beat periods late); -1 when unknown. Local; never block. NULL (or no heartbeat: --timeout
+     * 0, no peer, MPI without threads): 0 and -1. */
+    double (*heard)(void *impl, int peer);
+    int64_t (*least_posted)(void *impl);
+    /* Told how many exchanges this rank has posted so far (halo_posts), after each post and each
+     * replay of a captured one, for its heartbeat to tell the others. Local; never blocks. NULL:
+     * nothing to tell. */
+    void (*posted)(void *impl, int64_t posts);
 } halo_ops;
 
 /* The longest an abort op waits for the library's teardown before it returns anyway. */
@@ -111,6 +123,14 @@ bool halo_capturable(const gol_halo *h);
 bool halo_sampled(const gol_halo *h);
 void halo_poll(gol_halo *h); /* nothing when the mode has no poll */
 void halo_abort(gol_halo *h); /* nothing when the mode has no abort */
+double halo_heard(gol_halo *h, int peer); /* 0 when the mode has no heard */
+int64_t halo_least_posted(gol_halo *h);   /* -1 when the mode has no least_posted */
+/* Exchanges this rank has posted so far: posts, and replays of captured ones. Local; never
+ * blocks. */
+int64_t halo_posts(const gol_halo *h);
+/* The caller enqueued one exchange by replaying a graph it captured (post was not called): it
+ * counts in halo_posts as a post. Local; never blocks. */
+void halo_replayed(gol_halo *h);
 void halo_destroy(gol_halo *h); /* NULL: nothing */
 
 /* The neighbours an exchange waits on, for a message: "rank 3 (above) or rank 5 (below)",

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/check.h"
 #include "halo/halo.h"
@@ -25,6 +26,7 @@ typedef struct halo_mpi_staged {
     uint64_t *mpi_h; /* pinned: send first, send last, recv top, recv bottom (staged only) */
     uint64_t *top_d, *bottom_d; /* the posted exchange's halo rows, for wait */
     int64_t max_pitch;          /* cudaDevAttrMaxPitch: the largest pitch a 2-D copy takes */
+    cudaEvent_t rows_done;      /* the edge rows (and their copy) are in: MPI may read them */
 } halo_mpi_staged;
 
 static int query_cuda_aware_mpi(void) {
@@ -45,6 +47,7 @@ static void *staged_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, vo
     h->row_bytes = (size_t)h->nwords * sizeof(uint64_t);
     h->stream = (cudaStream_t)stream;
     h->cuda_aware = query_cuda_aware_mpi();
+    CUDA_CHECK(cudaEventCreateWithFlags(&h->rows_done, cudaEventDisableTiming));
     if (!h->cuda_aware) {
         CUDA_CHECK(cudaMallocHost((void **)&h->mpi_h, 4 * h->row_bytes));
         memset(h->mpi_h, 0, 4 * h->row_bytes);
@@ -74,6 +77,24 @@ static void copy_pair(const halo_mpi_staged *h, void *dst, ptrdiff_t dpitch, con
                                kind, h->stream));
 }
 
+/* Until the work queued on the stream so far is done. Polled, with the watchdogs of host waits
+ * (core/check.h's gol_watch_poll: the CUDA backend's, which aborts every rank when its GPU makes
+ * no progress for --timeout), where cudaStreamSynchronize would block with no deadline. */
+static void wait_rows(halo_mpi_staged *h) {
+    CUDA_CHECK(cudaEventRecord(h->rows_done, h->stream));
+    double since = MPI_Wtime();
+    for (long spins = 0;; spins++) {
+        cudaError_t e = cudaEventQuery(h->rows_done);
+        if (e == cudaSuccess) return;
+        if (e != cudaErrorNotReady) CUDA_CHECK(e);
+        gol_watch_poll(since);
+        if (spins >= 64) {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
 /* Runs the MPI part on the host, so it first waits for the edge rows on the stream. */
 static void staged_post(void *impl, const uint64_t *first, const uint64_t *last, uint64_t *top,
                         uint64_t *bottom) {
@@ -81,7 +102,7 @@ static void staged_post(void *impl, const uint64_t *first, const uint64_t *last,
     h->top_d = top;
     h->bottom_d = bottom;
     if (h->cuda_aware) {
-        CUDA_CHECK(cudaStreamSynchronize(h->stream)); /* edge rows written */
+        wait_rows(h); /* edge rows written */
         halo_post(h->host, first, last, top, bottom);
         return;
     }
@@ -91,7 +112,7 @@ static void staged_post(void *impl, const uint64_t *first, const uint64_t *last,
     /* the first and last k owned rows into send_first and send_last, side by side */
     copy_pair(h, send_first, (const char *)send_last - (const char *)send_first, first,
               (const char *)last - (const char *)first, cudaMemcpyDeviceToHost);
-    CUDA_CHECK(cudaStreamSynchronize(h->stream));
+    wait_rows(h);
     halo_post(h->host, send_first, send_last, recv_top, recv_bottom);
 }
 
@@ -123,6 +144,7 @@ static void staged_destroy(void *impl) {
     if (!h) return;
     halo_destroy(h->host);
     if (h->mpi_h) CUDA_CHECK(cudaFreeHost(h->mpi_h));
+    CUDA_CHECK(cudaEventDestroy(h->rows_done));
     free(h);
 }
 

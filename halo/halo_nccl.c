@@ -16,7 +16,16 @@
  * (connect_first), so a peer stuck before its first exchange makes its neighbours abort every
  * rank, naming it. ncclCommAbort frees device memory and synchronises streams, and can block
  * there (NVIDIA/nccl issues 549, 1317): it too runs on a helper thread, waited for at most
- * HALO_ABORT_GRACE_S (abort_bounded). */
+ * HALO_ABORT_GRACE_S (abort_bounded). A captured exchange, inside which NCCL registers the buffers
+ * with the peers, runs on a watched helper thread too.
+ *
+ * With a timeout and a peer, a heartbeat (halo/heartbeat.h) runs as in the host MPI mode: a
+ * stopped neighbour is judged by silence wherever this rank waits (the stop vote, its writer),
+ * and the backend's watchdog asks it (ops.heard, ops.least_posted) whether a stalled stream waits
+ * on a neighbour that is merely slow. An agreed exit through MPI_Finalize (io_exit_all) aborts
+ * the communicators first (gol_at_finalize). With --timeout 0 the setup waits for the peers
+ * forever, but still ends on NCCL's asynchronous error and on a split that finished without its
+ * communicator. */
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #include <nccl.h>
@@ -28,6 +37,7 @@
 #include "core/check.h"
 #include "core/trace.h"
 #include "halo/halo.h"
+#include "halo/heartbeat.h"
 
 typedef struct halo_nccl {
     ncclComm_t init; /* nonblocking: set up with polling; kept until destroy */
@@ -38,7 +48,8 @@ typedef struct halo_nccl {
     int rank, up, down;
     int64_t nwords;
     cudaStream_t stream;
-    double timeout_s; /* --timeout, for the setup; 0: forever */
+    double timeout_s;  /* --timeout, for the setup; 0: forever */
+    gol_heartbeat *hb; /* with a timeout and a peer: signs of life apart from the GPU's */
 } halo_nccl;
 
 /* NCCL calls on a detached helper thread, watched by the calling thread: run(job) sets rc. A job
@@ -133,16 +144,24 @@ static void split_blocking(halo_nccl *h) {
     ncclComm_t child = NULL; /* NCCL's thread writes it: read atomically, never leave before */
     NCCL_CHECK(ncclCommSplit(h->init, 0, h->rank, &child, &config));
     wait_ready(h, h->init, what);
+    /* the parent's background work is done: the child is stored at once, or never (then even
+     * --timeout 0, which waits forever for the peers, must end: nothing is left to wait for) */
     double t0 = MPI_Wtime();
     while (!(h->comm = __atomic_load_n(&child, __ATOMIC_ACQUIRE))) {
         ncclResult_t state = ncclSuccess;
         NCCL_CHECK(ncclCommGetAsyncError(h->init, &state));
         if (state != ncclSuccess && state != ncclInProgress)
             gol_die_nccl(__FILE__, __LINE__, what, state);
+        if (state == ncclSuccess && MPI_Wtime() - t0 > HALO_ABORT_GRACE_S)
+            gol_die(__FILE__, __LINE__, what, "NCCL",
+                    "the split finished without making the communicator");
         setup_deadline(h, h->init, t0, what);
     }
     wait_ready(h, h->comm, what);
 }
+
+static void nccl_abort(void *impl);
+static void exit_hook(void *impl) { nccl_abort(impl); }
 
 static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
                          double timeout_s) {
@@ -170,6 +189,14 @@ static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void
     wait_ready(h, h->init, "ncclCommInitRankConfig (waiting for the other ranks)");
     split_blocking(h);
     h->have_comm = 1;
+    /* an agreed exit through MPI_Finalize (io_exit_all) must not leave the communicators alive
+     * with work queued on them: torn down first (registered before the heartbeat, so run after
+     * it: the last registered runs first) */
+    gol_at_finalize(exit_hook, h);
+    /* the GPU's marks cannot tell a neighbour whose host is slow (rank 0's disk) from one that
+     * stopped, and a rank may wait on the host (the stop vote, its writer) next to one: the
+     * heartbeat judges silence, as in the host MPI mode */
+    if (timeout_s > 0) h->hb = heartbeat_start(comm, h->up, h->down, timeout_s);
     return h;
 }
 
@@ -200,12 +227,15 @@ static void run_connect(nccl_job *job) {
     job->rc = exchange_calls(job->h, job->first, job->last, job->top, job->bottom);
 }
 
-/* The first exchange, which connects to each peer (the backend's warm-up, outside any capture):
- * on a helper thread, while this one polls NCCL's health and the clock. A peer that never posts
- * its first exchange aborts every rank after --timeout seconds, with a message naming it. */
-static void connect_first(halo_nccl *h, const uint64_t *first_d, const uint64_t *last_d,
-                          uint64_t *top_d, uint64_t *bottom_d) {
-    static const char what[] = "the first halo exchange (NCCL connecting to the neighbours)";
+/* An exchange whose ncclGroupEnd may wait on the peers with no deadline: the first (the backend's
+ * warm-up, outside any capture), which connects to each peer, and a captured one, inside which
+ * NCCL registers the rows' buffers with the peers. On a helper thread, while this one polls
+ * NCCL's health and the clock; a peer that never posts its side aborts every rank after
+ * --timeout seconds, with a message naming it. A captured exchange enqueued from the helper
+ * thread is still captured: capture belongs to the stream, and the thread-local capture mode only
+ * forbids unsafe calls on the capturing thread. */
+static void watched_exchange(halo_nccl *h, const char *what, const uint64_t *first_d,
+                             const uint64_t *last_d, uint64_t *top_d, uint64_t *bottom_d) {
     nccl_job *job = gol_xcalloc(1, sizeof *job); /* left to the thread if it overruns */
     *job = (nccl_job){.run = run_connect,
                       .device = h->device,
@@ -227,14 +257,20 @@ static void connect_first(halo_nccl *h, const uint64_t *first_d, const uint64_t 
             ncclComm_t comms[2] = {h->comm, h->init};
             abort_bounded(h->device, comms, 2);
             gol_abort_msg("%s did not finish in %.0f s (--timeout): neighbour %s never posted "
-                          "its first exchange; aborting every rank",
+                          "its side of it; aborting every rank",
                           what, waited, who);
         }
         nap();
     }
     if (job->rc != ncclSuccess) gol_die_nccl(__FILE__, __LINE__, what, job->rc);
     free(job);
-    h->connected = 1;
+}
+
+/* 1 while the exchange's stream is being captured into a graph (the backend's capture_pass). */
+static int capturing(const halo_nccl *h) {
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    CUDA_CHECK(cudaStreamIsCapturing(h->stream, &status));
+    return status == cudaStreamCaptureStatusActive;
 }
 
 /* Enqueues the whole exchange on the stream. The NVTX range is named for what it covers, the host
@@ -248,10 +284,16 @@ static void nccl_post(void *impl, const uint64_t *first_d, const uint64_t *last_
         trace_pop();
         return;
     }
-    if (!h->connected)
-        connect_first(h, first_d, last_d, top_d, bottom_d);
-    else
+    if (!h->connected) {
+        watched_exchange(h, "the first halo exchange (NCCL connecting to the neighbours)", first_d,
+                         last_d, top_d, bottom_d);
+        h->connected = 1;
+    } else if (capturing(h)) {
+        watched_exchange(h, "the capture of a halo exchange (NCCL registering its buffers)",
+                         first_d, last_d, top_d, bottom_d);
+    } else {
         NCCL_CHECK(exchange_calls(h, first_d, last_d, top_d, bottom_d));
+    }
     trace_pop();
 }
 
@@ -288,10 +330,23 @@ static void nccl_abort(void *impl) {
     abort_bounded(h->device, comms, 2);
 }
 
+static double nccl_heard(void *impl, int peer) {
+    return heartbeat_heard(((halo_nccl *)impl)->hb, peer);
+}
+
+static int64_t nccl_least_posted(void *impl) {
+    return heartbeat_least_posted(((halo_nccl *)impl)->hb);
+}
+
+static void nccl_posted(void *impl, int64_t posts) {
+    heartbeat_set_posted(((halo_nccl *)impl)->hb, posts);
+}
+
 static void nccl_destroy(void *impl) {
     halo_nccl *h = impl;
     if (!h) return;
     if (h->have_comm) {
+        gol_forget_at_finalize(exit_hook, h);
         /* Finalize flushes outstanding operations: at once on the blocking communicator, polled
          * on the nonblocking one. */
         NCCL_CHECK(ncclCommFinalize(h->comm));
@@ -303,6 +358,7 @@ static void nccl_destroy(void *impl) {
             NCCL_CHECK(rc);
         NCCL_CHECK(ncclCommDestroy(h->init));
     }
+    heartbeat_stop(h->hb); /* after the teardown, which it watches for silence */
     free(h);
 }
 
@@ -317,4 +373,7 @@ const halo_ops halo_nccl_ops = {
     .sampled = 1,
     .poll = nccl_poll,
     .abort = nccl_abort,
+    .heard = nccl_heard,
+    .least_posted = nccl_least_posted,
+    .posted = nccl_posted,
 };

@@ -23,10 +23,11 @@ enum { TAG_BEAT = 21, TAG_LAST = 22 };
 
 typedef struct hb_peer {
     int rank;
-    int in, out;      /* one int each way; the values do not matter */
+    int64_t in, out;  /* one each way: the least exchanges posted that the sender knows of */
     MPI_Request recv; /* always one open, until the neighbour's last message */
     MPI_Request send; /* the previous beat; a new one only once it went */
     double heard;     /* MPI_Wtime of the last message taken; under mu */
+    int64_t least;    /* its last message's value (0 before any); under mu */
     bool done;        /* its last message came */
 } hb_peer;
 
@@ -38,6 +39,7 @@ struct gol_heartbeat {
     pthread_t thread;
     pthread_mutex_t mu;
     bool stop; /* under mu */
+    int64_t posted; /* this rank's exchanges posted (heartbeat_set_posted); atomic */
 };
 
 static void sleep_s(double s) {
@@ -46,10 +48,10 @@ static void sleep_s(double s) {
 }
 
 static void post_recv(gol_heartbeat *hb, hb_peer *p) {
-    MPI_CHECK(MPI_Irecv(&p->in, 1, MPI_INT, p->rank, MPI_ANY_TAG, hb->comm, &p->recv));
+    MPI_CHECK(MPI_Irecv(&p->in, 1, MPI_INT64_T, p->rank, MPI_ANY_TAG, hb->comm, &p->recv));
 }
 
-/* Takes every message that came; notes when. */
+/* Takes every message that came; notes when, and what it said. */
 static void take_beats(gol_heartbeat *hb) {
     for (int i = 0; i < hb->npeers; i++) {
         hb_peer *p = &hb->peer[i];
@@ -61,6 +63,7 @@ static void take_beats(gol_heartbeat *hb) {
             double now = MPI_Wtime();
             pthread_mutex_lock(&hb->mu);
             p->heard = now;
+            p->least = p->in;
             pthread_mutex_unlock(&hb->mu);
             if (st.MPI_TAG == TAG_LAST)
                 p->done = true;
@@ -70,13 +73,27 @@ static void take_beats(gol_heartbeat *hb) {
     }
 }
 
+/* The least exchanges posted that this rank knows of: its own, and what its neighbours last
+ * said they knew of (a gossip: each beat carries it one hop further). */
+static int64_t least_known(gol_heartbeat *hb) {
+    int64_t least = __atomic_load_n(&hb->posted, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&hb->mu);
+    for (int i = 0; i < hb->npeers; i++)
+        if (!hb->peer[i].done && hb->peer[i].least < least) least = hb->peer[i].least;
+    pthread_mutex_unlock(&hb->mu);
+    return least;
+}
+
 /* A beat to each neighbour whose previous beat went (a stopped neighbour gets no pile). */
 static void send_beats(gol_heartbeat *hb, int tag) {
+    int64_t least = least_known(hb);
     for (int i = 0; i < hb->npeers; i++) {
         hb_peer *p = &hb->peer[i];
         int went = 1;
         if (p->send != MPI_REQUEST_NULL) MPI_CHECK(MPI_Test(&p->send, &went, MPI_STATUS_IGNORE));
-        if (went) MPI_CHECK(MPI_Isend(&p->out, 1, MPI_INT, p->rank, tag, hb->comm, &p->send));
+        if (!went) continue;
+        p->out = least; /* the previous send is done with the buffer */
+        MPI_CHECK(MPI_Isend(&p->out, 1, MPI_INT64_T, p->rank, tag, hb->comm, &p->send));
     }
 }
 
@@ -167,6 +184,12 @@ double heartbeat_heard(gol_heartbeat *hb, int peer) {
     return heard;
 }
 
+void heartbeat_set_posted(gol_heartbeat *hb, int64_t posted) {
+    if (hb) __atomic_store_n(&hb->posted, posted, __ATOMIC_RELAXED);
+}
+
+int64_t heartbeat_least_posted(gol_heartbeat *hb) { return hb ? least_known(hb) : -1; }
+
 /* Takes beats until every neighbour's last message; a neighbour silent for the timeout aborts. */
 static void drain(gol_heartbeat *hb) {
     double since = MPI_Wtime();
@@ -197,7 +220,7 @@ void heartbeat_stop(gol_heartbeat *hb) {
     SYS_CHECK(pthread_join(hb->thread, NULL) == 0, "pthread_join(heartbeat)");
     for (int i = 0; i < hb->npeers; i++)
         if (hb->peer[i].send != MPI_REQUEST_NULL)
-            MPI_CHECK(MPI_Wait(&hb->peer[i].send, MPI_STATUS_IGNORE)); /* one int: eager */
+            MPI_CHECK(MPI_Wait(&hb->peer[i].send, MPI_STATUS_IGNORE)); /* one int64: eager */
     send_beats(hb, TAG_LAST);
     drain(hb);
     for (int i = 0; i < hb->npeers; i++)

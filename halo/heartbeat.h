@@ -14,6 +14,7 @@
 #define GOLMPI_HEARTBEAT_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 typedef struct gol_heartbeat gol_heartbeat;
 
@@ -26,6 +27,16 @@ gol_heartbeat *heartbeat_start(MPI_Comm comm, int up, int down, double timeout_s
 /* MPI_Wtime() when peer was last heard from (a beat taken by the helper thread); 0 when never, or
  * hb is NULL, or peer is no neighbour. Local; never blocks. */
 double heartbeat_heard(gol_heartbeat *hb, int peer);
+/* Each beat also carries the fewest halo exchanges posted that its sender knows of: its own count
+ * (set here by the halo mode as it posts) and the counts its neighbours' last beats carried, so
+ * the least over every rank reaches each rank a few beats late (one hop a beat). A rank whose GPU
+ * waits on an exchange can so tell a rank that has not posted it yet (a host that is slow or
+ * busy elsewhere) from every rank having posted it (a device, or the transport, stopped). The
+ * count only grows. Local; never blocks. NULL: nothing. */
+void heartbeat_set_posted(gol_heartbeat *hb, int64_t posted);
+/* The least count known here (a lower bound of every rank's, at most a few beat periods per hop
+ * late); -1 when hb is NULL. Local; never blocks. */
+int64_t heartbeat_least_posted(gol_heartbeat *hb);
 /* Stops the thread: a last message to each neighbour, then every beat still coming is taken until
  * their last ones, so nothing is left in flight on the communicator. Collective with the
  * neighbours (each must stop too); waits on a neighbour no longer than timeout_s of silence, then

@@ -337,9 +337,38 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     return o;
 }
 
-/* The writer finishes what it was handed, and is gone. */
+/* Called with o->mu held: until no slot is in the writer's hands. The writer's collective writes
+ * wait on every rank's frames, so a rank whose GPU (or NCCL) stopped holds every writer: the wait
+ * wakes every 10 ms for the watchdogs of host waits (core/check.h's gol_watch_poll), which see
+ * this rank's own GPU stop; a rank that stopped answering is the heartbeat's to find. */
+static void wait_slots_locked(gol_output *o, int first, int end) {
+    double since = now_s();
+    for (;;) {
+        bool busy = false;
+        for (int s = first; s < end; s++)
+            busy = busy || o->slot[s].state != SLOT_FREE;
+        if (!busy) return;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 10 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        int rc = pthread_cond_timedwait(&o->cv, &o->mu, &until);
+        errno = rc;
+        SYS_CHECK(rc == 0 || rc == ETIMEDOUT, "pthread_cond_timedwait");
+        pthread_mutex_unlock(&o->mu); /* the watchdogs never touch the output */
+        gol_watch_poll(since);
+        pthread_mutex_lock(&o->mu);
+    }
+}
+
+/* The writer finishes what it was handed, and is gone: the slots are waited for with the
+ * watchdogs; what is left after them (rank 0's index) waits on no other rank. */
 static void join_writer(gol_output *o) {
     pthread_mutex_lock(&o->mu);
+    wait_slots_locked(o, 0, OUTPUT_SLOTS);
     o->stop = true; /* the writer drains the queue before it sees this */
     pthread_cond_broadcast(&o->cv);
     pthread_mutex_unlock(&o->mu);
@@ -428,8 +457,7 @@ void output_wait_slot(gol_output *o, int slot) {
     if (!o->threaded) return;
     double t0 = now_s();
     pthread_mutex_lock(&o->mu);
-    while (o->slot[slot].state != SLOT_FREE)
-        pthread_cond_wait(&o->cv, &o->mu);
+    wait_slots_locked(o, slot, slot + 1);
     pthread_mutex_unlock(&o->mu);
     o->wait_s += now_s() - t0;
 }

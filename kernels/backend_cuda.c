@@ -97,8 +97,13 @@ typedef struct cuda_backend {
     cudaEvent_t mark[CUDA_MARK_RING];
     int64_t queued; /* generations queued by advance since create */
     int64_t marks_recorded, marks_done;
+    int64_t mark_posts[CUDA_MARK_RING]; /* exchanges posted when each mark was recorded */
+    int64_t frame_posts[2];             /* exchanges posted when each slot's frame began */
+    /* the watchdog (watch): when a mark last passed, when a stall was last found excused (a
+     * neighbour behind), when it last looked, when the backend was made */
+    double progress_at, excused_at, last_look, created_at;
 
-    uint8_t *stage_d[2]; /* per slot, u8 frames only: allocated on the slot's first frame */
+    uint8_t *stage_d[2]; /* per slot, for the plan's frame format: allocated at create */
     int64_t stage_bytes[2];
     cuda_mem_account mem; /* everything cudaMalloc'ed here */
     event_timer ftimer[2], atimer; /* frames per slot; advance calls on the compute stream */
@@ -148,40 +153,93 @@ static int retire_marks(cuda_backend *cb) {
         cb->marks_done++;
         moved = 1;
     }
+    if (moved) cb->progress_at = MPI_Wtime();
     return moved;
 }
 
 /* The watchdog fired: MPI_Abort, within a bounded time whatever NCCL does. A stall that involves
  * a neighbour first tears the exchange down, so that NCCL's kernels stop spinning on the silent
  * peer (halo_abort returns within HALO_ABORT_GRACE_S even if ncclCommAbort blocks); a stall of
- * this GPU alone skips that: ncclCommAbort synchronises streams and would block on it. */
-static void __attribute__((noreturn)) stalled(cuda_backend *cb, const char *what, double waited) {
+ * this GPU alone skips that: ncclCommAbort synchronises streams and would block on it. silent: the
+ * neighbour that sent no sign of life for --timeout, or -1; alive: both neighbours answer and
+ * every rank had posted the exchanges waited for. */
+static void __attribute__((noreturn))
+stalled(cuda_backend *cb, const char *what, double waited, int silent, int alive) {
     char msg[512];
     const gol_slab *s = &cb->slab;
     const int on_stream = halo_sampled(cb->halo);
-    cuda_stall_message(msg, sizeof msg, s->rank, s->up, s->down, on_stream, waited, what);
+    if (silent >= 0)
+        cuda_silent_message(msg, sizeof msg, silent, s->up, s->down, waited, what);
+    else
+        cuda_stall_message(msg, sizeof msg, s->rank, s->up, s->down, on_stream, waited, what,
+                           alive);
     if (!cuda_stall_is_local(s->rank, s->up, s->down, on_stream)) halo_abort(cb->halo);
     gol_abort_msg("%s", msg);
 }
+
+/* Why the GPU passed no mark for --timeout while the host waited on work that needs the first
+ * `needed` exchanges: STALL_DEAD (this GPU stopped, or, every rank having posted them and both
+ * neighbours answering, a GPU or NCCL's transport did), STALL_SLOW (some rank has not posted
+ * them yet: a host busy elsewhere, such as rank 0 on a slow disk; keep waiting) or STALL_SILENT
+ * (*silent: a neighbour sent no sign of life for --timeout). Without a heartbeat (no peer on the
+ * stream, MPI without threads) the marks alone judge: STALL_DEAD. */
+enum { STALL_DEAD, STALL_SLOW, STALL_SILENT };
+static int stall_cause(cuda_backend *cb, int64_t needed, double now, int *silent) {
+    const gol_slab *s = &cb->slab;
+    if (cuda_stall_is_local(s->rank, s->up, s->down, halo_sampled(cb->halo))) return STALL_DEAD;
+    int64_t least = halo_least_posted(cb->halo);
+    if (least < 0) return STALL_DEAD;
+    const int peers[2] = {s->up, s->down};
+    for (int i = 0; i < 2; i++) {
+        if (peers[i] < 0 || peers[i] == s->rank) continue;
+        double heard = halo_heard(cb->halo, peers[i]);
+        if (now - (heard > cb->created_at ? heard : cb->created_at) > cb->timeout_s) {
+            *silent = peers[i];
+            return STALL_SILENT;
+        }
+    }
+    return least < needed ? STALL_SLOW : STALL_DEAD;
+}
+
+/* One look of THE watchdog, from a host wait that began at `since` on work needing the first
+ * `needed` exchanges: NCCL's health, the marks, and once no mark passed for --timeout seconds,
+ * the cause at every look (stall_cause): a slow rank excuses the stall, and only --timeout
+ * seconds after the last excuse does MPI_Abort follow. A gap of over a second since the last look
+ * in this wait means this process was not running (stopped, then continued): it counts as an
+ * excuse too. */
+static void watch(cuda_backend *cb, const char *what, int64_t needed, double since) {
+    halo_poll(cb->halo);
+    double now = MPI_Wtime();
+    if (cb->last_look > since && now - cb->last_look > 1.0) cb->excused_at = now;
+    cb->last_look = now;
+    retire_marks(cb);
+    double from = since > cb->progress_at ? since : cb->progress_at;
+    if (cb->timeout_s <= 0 || now - from <= cb->timeout_s) return;
+    int silent = -1, cause = stall_cause(cb, needed, now, &silent);
+    if (cause == STALL_SLOW) cb->excused_at = now;
+    from = from > cb->excused_at ? from : cb->excused_at;
+    if (now - from <= cb->timeout_s) return;
+    stalled(cb, what, now - from, silent, cause == STALL_DEAD && halo_least_posted(cb->halo) >= 0);
+}
+
+/* Exchanges this rank has posted: what work queued now needs at most. */
+static int64_t posted(const cuda_backend *cb) { return halo_posts(cb->halo); }
 
 static cudaError_t query_event(void *ev) { return cudaEventQuery((cudaEvent_t)ev); }
 static cudaError_t query_stream(void *s) { return cudaStreamQuery((cudaStream_t)s); }
 
 /* THE host wait of this backend: until query says done, polling. A blocking CUDA wait would never
- * see a dead peer: NCCL's kernels spin on it forever. Meanwhile the halo mode's health poll turns
- * an asynchronous error into NCCL's message, and the watchdog aborts every rank when the GPU
- * passes no mark for --timeout seconds. Spins briefly, then sleeps 20 us between polls. */
-static void poll_until(cuda_backend *cb, cudaError_t (*query)(void *), void *obj,
-                       const char *what) {
-    double last = MPI_Wtime();
+ * see a dead peer: NCCL's kernels spin on it forever. Meanwhile the watchdog looks (watch): the
+ * awaited work needs the first `needed` exchanges. Spins briefly, then sleeps 20 us between
+ * polls. */
+static void poll_until(cuda_backend *cb, cudaError_t (*query)(void *), void *obj, const char *what,
+                       int64_t needed) {
+    double since = MPI_Wtime();
     for (long spins = 0;; spins++) {
         cudaError_t e = query(obj);
         if (e == cudaSuccess) return;
         if (e != cudaErrorNotReady) CUDA_CHECK(e);
-        halo_poll(cb->halo);
-        double now = MPI_Wtime();
-        if (retire_marks(cb)) last = now;
-        if (cb->timeout_s > 0 && now - last > cb->timeout_s) stalled(cb, what, now - last);
+        watch(cb, what, needed, since);
         if (spins >= 64) {
             struct timespec ts = {0, 20000};
             nanosleep(&ts, NULL);
@@ -189,12 +247,28 @@ static void poll_until(cuda_backend *cb, cudaError_t (*query)(void *), void *obj
     }
 }
 
-static void wait_event(cuda_backend *cb, cudaEvent_t ev, const char *what) {
-    poll_until(cb, query_event, (void *)ev, what);
+static void wait_event(cuda_backend *cb, cudaEvent_t ev, const char *what, int64_t needed) {
+    poll_until(cb, query_event, (void *)ev, what, needed);
 }
 
 static void wait_stream(cuda_backend *cb, cudaStream_t s, const char *what) {
-    poll_until(cb, query_stream, (void *)s, what);
+    poll_until(cb, query_stream, (void *)s, what, posted(cb));
+}
+
+/* The watchdog for host waits outside this backend (core/check.h's gol_watch_poll: the stop vote,
+ * the writer's slot, the staged MPI exchange's wait for its rows): the same looks, on the work
+ * queued on the compute stream, while there is some. */
+static void watch_hook(void *impl, double since) {
+    cuda_backend *cb = impl;
+    if (!cb->halo) return; /* still being made */
+    cudaError_t e = cudaStreamQuery(cb->compute);
+    if (e == cudaErrorNotReady) {
+        watch(cb, "the generations queued before a host wait", posted(cb), since);
+        return;
+    }
+    CUDA_CHECK(e);
+    halo_poll(cb->halo);
+    cb->progress_at = MPI_Wtime(); /* nothing queued: nothing can stall */
 }
 
 /* Reads the timer's finished pairs; with wait set, waits (polling) for the oldest and reads it. */
@@ -202,7 +276,7 @@ static void timer_harvest(cuda_backend *cb, event_timer *t, int wait) {
     while (t->count > 0) {
         int k = t->head;
         if (wait) {
-            wait_event(cb, t->t1[k], "a timed stretch of GPU work");
+            wait_event(cb, t->t1[k], "a timed stretch of GPU work", posted(cb));
         } else {
             cudaError_t e = cudaEventQuery(t->t1[k]);
             if (e == cudaErrorNotReady) break;
@@ -236,7 +310,7 @@ static void timer_end(event_timer *t, int k, cudaStream_t s) {
 static void harvest_halo_sample(cuda_backend *cb, int wait) {
     if (!cb->sample_pending) return;
     if (wait) {
-        wait_event(cb, cb->halo_t1, "the timed halo exchange");
+        wait_event(cb, cb->halo_t1, "the timed halo exchange", posted(cb));
     } else {
         cudaError_t e = cudaEventQuery(cb->halo_t1);
         if (e == cudaErrorNotReady) return;
@@ -331,7 +405,8 @@ static cudaGraphExec_t capture_pass(cuda_backend *cb, int p) {
     CUDA_CHECK(cudaStreamBeginCapture(cb->compute, cudaStreamCaptureModeThreadLocal));
     enqueue_pass(cb, p, 1, 1, 0);
     CUDA_CHECK(cudaStreamEndCapture(cb->compute, &graph));
-    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    /* node priorities kept: the comm stream's kernels outrank the interior's in replays too */
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagUseNodePriority));
     CUDA_CHECK(cudaGraphDestroy(graph));
     CUDA_CHECK(cudaGraphUpload(exec, cb->compute));
     return exec;
@@ -398,9 +473,10 @@ static void create_events(cuda_backend *cb) {
     }
 }
 
-/* Two zeroed grid buffers and the population counter: exactly cuda_device_bytes without frames,
- * which the backend's own account confirms, so the host-tested plan is what a GPU gets. */
-static void alloc_slabs(cuda_backend *cb) {
+/* Two zeroed grid buffers, the population counter and, when the plan takes frames, both frame
+ * slots: exactly cuda_device_bytes, which the backend's own account confirms, so the host-tested
+ * plan is what a GPU gets. */
+static void alloc_slabs(cuda_backend *cb, const gol_plan *plan) {
     int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++) {
         cb->buf_d[b] = dev_alloc(cb, bytes, b ? "grid buffer 1" : "grid buffer 0");
@@ -408,8 +484,16 @@ static void alloc_slabs(cuda_backend *cb) {
     }
     cb->pop_d = dev_alloc(cb, sizeof *cb->pop_d, "population counter");
     CUDA_CHECK(cudaMallocHost((void **)&cb->pop_h, sizeof *cb->pop_h));
-    if (cb->mem.bytes != cuda_device_bytes(cb->slab.rows, cb->depth, cb->row_words,
-                                           cb->slab.width, GOL_FRAME_U8, 0))
+    /* both frame slots now, not at their first frame, when NCCL work would be queued */
+    int64_t stage = plan->output
+                        ? cuda_frame_stage_bytes(cb->slab.rows, cb->slab.width, plan->frame_format)
+                        : 0;
+    for (int s = 0; s < 2 && stage > 0; s++) {
+        cb->stage_d[s] = dev_alloc(cb, stage, s ? "frame staging slot 1" : "frame staging slot 0");
+        cb->stage_bytes[s] = stage;
+    }
+    if (cb->mem.bytes != cuda_device_bytes(cb->slab.rows, cb->depth, cb->row_words, cb->slab.width,
+                                           plan->frame_format, plan->output))
         gol_die(__FILE__, __LINE__, "alloc_slabs", "golmpi",
                 "device allocations differ from kernels/cuda_plan.c's cuda_device_bytes");
 }
@@ -442,7 +526,9 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
     cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
     create_streams(cb);               /* compute, comm (higher priority), two copy streams */
     create_events(cb);                /* fork and join, marks, the halo sample, timers */
-    alloc_slabs(cb);                  /* two zeroed grid buffers and the population counter */
+    alloc_slabs(cb, plan);            /* zeroed grid buffers, population counter, frame slots */
+    cb->created_at = cb->progress_at = MPI_Wtime();
+    gol_watch_add(watch_hook, cb); /* host waits elsewhere (the stop vote, the writer) watch too */
     /* collective: the halo mode may connect to the neighbours (NCCL) */
     cb->halo = halo_create(plan->halo, slab, cb->depth, comm, cb->comm, cfg->timeout_s);
     wait_stream(cb, cb->compute, "zeroing the grid buffers");
@@ -464,6 +550,9 @@ static void finish_load(cuda_backend *cb, const char *what) {
 static void cuda_load(void *impl, const uint64_t *rows_h) {
     cuda_backend *cb = impl;
     wait_frames_on(cb, cb->cur);
+    /* rows_h is pageable: the copy may wait on the stream's work with no deadline, so that work
+     * is waited for first, polling */
+    wait_stream(cb, cb->compute, "the generations before a load");
     CUDA_CHECK(cudaMemcpyAsync(row_ptr(cb, cb->cur, 0), rows_h,
                                (size_t)cb->slab.rows * cb->row_bytes, cudaMemcpyHostToDevice,
                                cb->compute));
@@ -482,6 +571,10 @@ static void cuda_init_random(void *impl, uint64_t seed, double density) {
 
 static void cuda_store(void *impl, uint64_t *rows_h) {
     cuda_backend *cb = impl;
+    /* rows_h is pageable: a copy into it returns only once done, after the stream's earlier work
+     * (NCCL's included), with no deadline; so that work is waited for first, polling, and the
+     * copy then waits on nothing but itself */
+    wait_stream(cb, cb->compute, "the generations before storing the grid");
     CUDA_CHECK(cudaMemcpyAsync(rows_h, row_ptr(cb, cb->cur, 0),
                                (size_t)cb->slab.rows * cb->row_bytes, cudaMemcpyDeviceToHost,
                                cb->compute));
@@ -498,9 +591,11 @@ static void bound_in_flight(cuda_backend *cb) {
     halo_poll(cb->halo);
     int64_t m = cb->marks_recorded, w = cuda_mark_to_wait(m);
     if (w >= cb->marks_done)
-        wait_event(cb, cb->mark[w % CUDA_MARK_RING], "the generations in flight");
+        wait_event(cb, cb->mark[w % CUDA_MARK_RING], "the generations in flight",
+                   cb->mark_posts[w % CUDA_MARK_RING]);
     retire_marks(cb); /* mark w and every earlier one: a slot is reused only once retired */
     CUDA_CHECK(cudaEventRecord(cb->mark[m % CUDA_MARK_RING], cb->compute));
+    cb->mark_posts[m % CUDA_MARK_RING] = posted(cb);
     cb->marks_recorded++;
 }
 
@@ -513,6 +608,9 @@ static void bound_in_flight(cuda_backend *cb) {
 static void cuda_advance(void *impl, int64_t generations) {
     cuda_backend *cb = impl;
     if (generations <= 0) return;
+    if (cb->valid <= 0) /* no halo rows yet: a pass of 0 generations, forever */
+        gol_die(__FILE__, __LINE__, "cuda_advance", "golmpi",
+                "advance before any load or random start (an internal error)");
     int t = timer_begin(cb, &cb->atimer, cb->compute);
     cb->atimer.into[t] = &cb->share.compute_s[cb->share.chunk % CHUNKS_OPEN];
     while (generations > 0) {
@@ -523,10 +621,12 @@ static void cuda_advance(void *impl, int64_t generations) {
         const int sample = ends && halo_sampled(cb->halo) &&
                            cuda_halo_sample_due(cb->exchanges_since_load * cb->depth);
         if (sample) harvest_halo_sample(cb, 1); /* long done: the marks bound what is queued */
-        if (cb->pass_graph[cb->cur] && !sample) /* depth 1: n == valid == 1 */
+        if (cb->pass_graph[cb->cur] && !sample) { /* depth 1: n == valid == 1 */
             CUDA_CHECK(cudaGraphLaunch(cb->pass_graph[cb->cur], cb->compute));
-        else
+            halo_replayed(cb->halo); /* its exchange counts as posted (the watchdog's needs) */
+        } else {
             enqueue_pass(cb, cb->cur, (int)n, cb->valid, sample);
+        }
         cb->sample_pending |= sample;
         cb->exchanges += ends;
         cb->exchanges_since_load += ends;
@@ -538,22 +638,20 @@ static void cuda_advance(void *impl, int64_t generations) {
     timer_end(&cb->atimer, t, cb->compute);
 }
 
-/* Slot s's staging buffer for frames of `bytes`. */
-static void ensure_stage(cuda_backend *cb, int slot, int64_t bytes) {
-    if (bytes <= cb->stage_bytes[slot]) return;
-    /* a larger frame format than before: the slot's copy stream no longer reads the old one */
-    wait_stream(cb, cb->copy[slot], "a frame slot's copies");
-    dev_free(cb, cb->stage_d[slot], cb->stage_bytes[slot]);
-    cb->stage_d[slot] =
-        dev_alloc(cb, bytes, slot ? "frame staging slot 1" : "frame staging slot 0");
-    cb->stage_bytes[slot] = bytes;
+/* Slot s's staging buffer holds frames of `bytes`: allocated at create for the plan's format
+ * (alloc_stages), never here, where a cudaMalloc, and a cudaFree that synchronises the device,
+ * would wait on NCCL work queued with no deadline. */
+static void check_stage(const cuda_backend *cb, int slot, int64_t bytes) {
+    if (bytes > cb->stage_bytes[slot])
+        gol_die(__FILE__, __LINE__, "cuda_frame_begin", "golmpi",
+                "a frame larger than the plan's frame format (no staging slot allocated for it)");
 }
 
 static void cuda_frame_begin(void *impl, int slot, gol_frame_format fmt, void *dst_h) {
     cuda_backend *cb = impl;
     int64_t rows = cb->slab.rows, width = cb->slab.width;
     trace_pushf("d2h slot %d", slot);
-    ensure_stage(cb, slot, cuda_frame_stage_bytes(rows, width, fmt));
+    check_stage(cb, slot, cuda_frame_stage_bytes(rows, width, fmt));
     cudaStream_t s = cb->copy[slot];
     CUDA_CHECK(cudaEventRecord(cb->gen_done, cb->compute));
     CUDA_CHECK(cudaStreamWaitEvent(s, cb->gen_done, 0));
@@ -572,13 +670,15 @@ static void cuda_frame_begin(void *impl, int slot, gol_frame_format fmt, void *d
     CUDA_CHECK(cudaMemcpyAsync(dst_h, cb->stage_d[slot], (size_t)rows * frame_row,
                                cudaMemcpyDeviceToHost, s));
     cb->frame_pending[slot][cb->cur] = 1;
+    cb->frame_posts[slot] = posted(cb);
     timer_end(&cb->ftimer[slot], k, s);
     trace_pop();
 }
 
 static void cuda_frame_wait(void *impl, int slot) {
     cuda_backend *cb = impl;
-    wait_stream(cb, cb->copy[slot], slot ? "the frames of slot 1" : "the frames of slot 0");
+    poll_until(cb, query_stream, (void *)cb->copy[slot],
+               slot ? "the frames of slot 1" : "the frames of slot 0", cb->frame_posts[slot]);
     timer_harvest(cb, &cb->ftimer[slot], 0);
 }
 
@@ -672,6 +772,7 @@ static void cuda_destroy(void *impl) {
     cuda_backend *cb = impl;
     if (!cb) return;
     CUDA_CHECK(cudaSetDevice(cb->device));
+    gol_watch_remove(watch_hook, cb);
     /* all of this backend's work is on its four streams: wait for them, polling */
     wait_stream(cb, cb->compute, "the last generations");
     wait_stream(cb, cb->comm, "the last exchange");

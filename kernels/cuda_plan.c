@@ -58,7 +58,7 @@ int cuda_stall_is_local(int rank, int up, int down, int exchange_on_stream) {
 }
 
 void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int exchange_on_stream,
-                        double waited_s, const char *what) {
+                        double waited_s, const char *what, int alive) {
     if (cuda_stall_is_local(rank, up, down, exchange_on_stream)) {
         snprintf(buf, len,
                  "the GPU made no progress for %.0f s (--timeout) while waiting for %s; no "
@@ -68,10 +68,28 @@ void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int e
     }
     char who[96];
     halo_name_neighbours(who, sizeof who, up, down);
+    if (alive)
+        snprintf(buf, len,
+                 "the halo exchange made no progress for %.0f s (--timeout) while waiting for %s, "
+                 "though neighbour %s still answers and every rank had posted the exchanges "
+                 "waited for: a GPU (this rank's or a neighbour's) or NCCL's transport stopped; "
+                 "aborting every rank",
+                 waited_s, what, who);
+    else
+        snprintf(buf, len,
+                 "the halo exchange made no progress for %.0f s (--timeout) while waiting for %s: "
+                 "neighbour %s stopped answering (NCCL cannot tell which); aborting every rank",
+                 waited_s, what, who);
+}
+
+void cuda_silent_message(char *buf, size_t len, int silent, int up, int down, double quiet_s,
+                         const char *what) {
+    const char *where = up == down ? "above and below" : silent == up ? "above" : "below";
     snprintf(buf, len,
-             "the halo exchange made no progress for %.0f s (--timeout) while waiting for %s: "
-             "neighbour %s stopped answering (NCCL cannot tell which); aborting every rank",
-             waited_s, what, who);
+             "the halo exchange made no progress for %.0f s (--timeout) while waiting for %s, "
+             "and rank %d (%s) sent no sign of life either: stopped answering; aborting every "
+             "rank",
+             quiet_s, what, silent, where);
 }
 
 gol_mem_need cuda_need(const gol_plan *plan) {

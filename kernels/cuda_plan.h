@@ -35,9 +35,9 @@ void cuda_account_alloc(cuda_mem_account *a, int64_t bytes);
 void cuda_account_free(cuda_mem_account *a, int64_t bytes);
 
 /* The device memory the backend allocates for a slab, frames of fmt taken (with_frames) or not:
- * two grid buffers, the population counter, and a staging buffer per frame slot. What the
- * account holds after create and the first frame of each slot, and what cuda_need
- * counts. */
+ * two grid buffers, the population counter, and a staging buffer per frame slot. All of it is
+ * allocated at create (a cudaMalloc or cudaFree later could wait on queued NCCL work), so this is
+ * what the account holds from create on, and what cuda_need counts. */
 int64_t cuda_device_bytes(int64_t rows, int64_t depth, int64_t nwords, int64_t width,
                           gol_frame_format fmt, int with_frames);
 
@@ -95,8 +95,14 @@ int cuda_stall_is_local(int rank, int up, int down, int exchange_on_stream);
  * host waited for `what`. exchange_on_stream: the halo exchange runs in the GPU's stream order
  * (NCCL), so a stalled neighbour stalls the stream; up and down are its neighbours (-1: none) and
  * rank this rank. The rank that stopped cannot be told apart from inside the stream: the message
- * names both neighbours, or says that only this GPU is involved. */
+ * names both neighbours, or says that only this GPU is involved. alive: the heartbeat says both
+ * neighbours still answer and every rank had posted the exchanges waited for, so no host is
+ * behind: a GPU (this one or a neighbour's) or NCCL's transport stopped. */
 void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int exchange_on_stream,
-                        double waited_s, const char *what);
+                        double waited_s, const char *what, int alive);
+/* The watchdog's message when, the GPU making no progress, neighbour `silent` (up or down) also
+ * sent no sign of life (heartbeat) for quiet_s seconds: it stopped answering. */
+void cuda_silent_message(char *buf, size_t len, int silent, int up, int down, double quiet_s,
+                         const char *what);
 
 #endif

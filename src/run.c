@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/check.h"
 #include "core/trace.h"
@@ -58,6 +59,24 @@ struct stop_vote {
     bool stopped; /* agreed: no more generations */
 };
 
+/* MPI_Wait, polled, with the watchdogs of host waits (core/check.h's gol_watch_poll): the vote
+ * waits on every rank, and a rank up to 80 generations ahead of its GPU must still see that GPU,
+ * or NCCL, stop (the CUDA backend's watchdog); a rank that stopped answering is the heartbeat's to
+ * find, wherever this one waits. The vote usually completed long ago: the first test returns. */
+static void vote_wait(MPI_Request *req) {
+    double since = MPI_Wtime();
+    for (long spins = 0;; spins++) {
+        int done = 0;
+        MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+        if (done) return;
+        gol_watch_poll(since);
+        if (spins >= 64) {
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
 static void vote_begin(stop_vote *v, MPI_Comm comm) {
     MPI_CHECK(MPI_Comm_dup(comm, &v->comm));
     v->req = MPI_REQUEST_NULL;
@@ -68,7 +87,7 @@ static void vote_begin(stop_vote *v, MPI_Comm comm) {
 /* Collective, at a piece boundary: sets v->stopped when the ranks agreed to stop here. */
 static void vote_at_boundary(stop_vote *v) {
     if (v->req != MPI_REQUEST_NULL) {
-        MPI_CHECK(MPI_Wait(&v->req, MPI_STATUS_IGNORE));
+        vote_wait(&v->req);
         if (v->all) {
             v->stopped = true;
             return;
@@ -79,7 +98,7 @@ static void vote_at_boundary(stop_vote *v) {
 }
 
 static void vote_end(stop_vote *v) {
-    if (v->req != MPI_REQUEST_NULL) MPI_CHECK(MPI_Wait(&v->req, MPI_STATUS_IGNORE));
+    if (v->req != MPI_REQUEST_NULL) vote_wait(&v->req);
     MPI_CHECK(MPI_Comm_free(&v->comm));
 }
 

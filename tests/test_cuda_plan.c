@@ -142,18 +142,29 @@ static void test_pass_cut(void) {
 
 static void test_stall_message(void) {
     char buf[512];
-    cuda_stall_message(buf, sizeof buf, 1, 0, 2, 1, 30.0, "frame slot 0");
+    cuda_stall_message(buf, sizeof buf, 1, 0, 2, 1, 30.0, "frame slot 0", 0);
     EXPECT(strstr(buf, "rank 0 (above) or rank 2 (below)") && strstr(buf, "30 s") &&
                strstr(buf, "frame slot 0"),
            "three ranks: %s", buf);
-    cuda_stall_message(buf, sizeof buf, 0, 1, 1, 1, 5.0, "x");
+    cuda_stall_message(buf, sizeof buf, 0, 1, 1, 1, 5.0, "x", 0);
     EXPECT(strstr(buf, "rank 1 (above and below)"), "two ranks on a torus: %s", buf);
-    cuda_stall_message(buf, sizeof buf, 0, -1, 1, 1, 5.0, "x");
+    cuda_stall_message(buf, sizeof buf, 0, -1, 1, 1, 5.0, "x", 0);
     EXPECT(strstr(buf, "rank 1 (below)") && !strstr(buf, "above"), "dead top: %s", buf);
-    cuda_stall_message(buf, sizeof buf, 0, 0, 0, 1, 5.0, "x");
+    cuda_stall_message(buf, sizeof buf, 0, 0, 0, 1, 5.0, "x", 0);
     EXPECT(strstr(buf, "no neighbour") && !strstr(buf, "rank 0"), "self-exchange: %s", buf);
-    cuda_stall_message(buf, sizeof buf, 1, 0, 2, 0, 5.0, "x");
+    cuda_stall_message(buf, sizeof buf, 1, 0, 2, 0, 5.0, "x", 0);
     EXPECT(strstr(buf, "no neighbour"), "exchange on the host (MPI): %s", buf);
+    cuda_stall_message(buf, sizeof buf, 1, 0, 2, 1, 5.0, "x", 1);
+    EXPECT(strstr(buf, "still answers") && strstr(buf, "rank 0 (above) or rank 2 (below)") &&
+               !strstr(buf, "stopped answering"),
+           "neighbours alive, every exchange posted: %s", buf);
+    cuda_stall_message(buf, sizeof buf, 0, 0, 0, 1, 5.0, "x", 1);
+    EXPECT(strstr(buf, "no neighbour"), "self-exchange, alive: %s", buf);
+    cuda_silent_message(buf, sizeof buf, 2, 0, 2, 31.0, "y");
+    EXPECT(strstr(buf, "rank 2 (below)") && strstr(buf, "31 s") && strstr(buf, "no sign of life"),
+           "a silent neighbour: %s", buf);
+    cuda_silent_message(buf, sizeof buf, 1, 1, 1, 5.0, "y");
+    EXPECT(strstr(buf, "rank 1 (above and below)"), "a silent torus neighbour: %s", buf);
     /* local: the watchdog leaves NCCL alone; with a neighbour on the stream it aborts NCCL */
     EXPECT(cuda_stall_is_local(0, 0, 0, 1), "one rank on a torus is local");
     EXPECT(cuda_stall_is_local(0, -1, -1, 1), "no neighbour is local");
