@@ -95,6 +95,19 @@ static void wait_rows(halo_mpi_staged *h) {
     }
 }
 
+/* The message of each side that has a neighbour: up_src into up_dst (the side above), down_src
+ * into down_dst; with both, one 2-D copy where copy_pair can. */
+static void copy_sides(const halo_mpi_staged *h, void *up_dst, void *down_dst, const void *up_src,
+                       const void *down_src, enum cudaMemcpyKind kind) {
+    if (h->up >= 0 && h->down >= 0)
+        copy_pair(h, up_dst, (char *)down_dst - (char *)up_dst, up_src,
+                  (const char *)down_src - (const char *)up_src, kind);
+    else if (h->up >= 0)
+        CUDA_CHECK(cudaMemcpyAsync(up_dst, up_src, h->row_bytes, kind, h->stream));
+    else if (h->down >= 0)
+        CUDA_CHECK(cudaMemcpyAsync(down_dst, down_src, h->row_bytes, kind, h->stream));
+}
+
 /* Runs the MPI part on the host, so it first waits for the edge rows on the stream. */
 static void staged_post(void *impl, const uint64_t *first, const uint64_t *last, uint64_t *top,
                         uint64_t *bottom) {
@@ -109,9 +122,10 @@ static void staged_post(void *impl, const uint64_t *first, const uint64_t *last,
     int64_t nw = h->nwords;
     uint64_t *send_first = h->mpi_h, *send_last = h->mpi_h + nw;
     uint64_t *recv_top = h->mpi_h + 2 * nw, *recv_bottom = h->mpi_h + 3 * nw;
-    /* the first and last k owned rows into send_first and send_last, side by side */
-    copy_pair(h, send_first, (const char *)send_last - (const char *)send_first, first,
-              (const char *)last - (const char *)first, cudaMemcpyDeviceToHost);
+    /* the first k owned rows into send_first, the last into send_last, for the neighbours there
+     * are: past a dead boundary the rows are not sent, and not read either (the interior kernel
+     * may still be writing them there, on the other stream) */
+    copy_sides(h, send_first, send_last, first, last, cudaMemcpyDeviceToHost);
     wait_rows(h);
     halo_post(h->host, send_first, send_last, recv_top, recv_bottom);
 }
@@ -122,17 +136,8 @@ static void staged_wait(void *impl) {
     if (h->cuda_aware) return;
     int64_t nw = h->nwords;
     uint64_t *recv_top = h->mpi_h + 2 * nw, *recv_bottom = h->mpi_h + 3 * nw;
-    /* both halos in one copy; past a dead boundary the halo rows stay zero on the device: copy
-     * nothing there */
-    if (h->up >= 0 && h->down >= 0)
-        copy_pair(h, h->top_d, (char *)h->bottom_d - (char *)h->top_d, recv_top,
-                  (char *)recv_bottom - (char *)recv_top, cudaMemcpyHostToDevice);
-    else if (h->up >= 0)
-        CUDA_CHECK(
-            cudaMemcpyAsync(h->top_d, recv_top, h->row_bytes, cudaMemcpyHostToDevice, h->stream));
-    else if (h->down >= 0)
-        CUDA_CHECK(cudaMemcpyAsync(h->bottom_d, recv_bottom, h->row_bytes, cudaMemcpyHostToDevice,
-                                   h->stream));
+    /* past a dead boundary the halo rows stay zero on the device: nothing is copied there */
+    copy_sides(h, h->top_d, h->bottom_d, recv_top, recv_bottom, cudaMemcpyHostToDevice);
 }
 
 static double staged_seconds(const void *impl) {

@@ -90,6 +90,8 @@ typedef struct sim_state {
     pthread_cond_t changed; /* an operation completed, or a stream got work */
     sim_vc host;            /* what the host has seen complete */
     int slots;              /* clock slots handed out */
+    uint32_t slot_tick[SIM_SLOTS]; /* a freed slot's last tick, where its next stream goes on */
+    int free_slots[SIM_SLOTS], nfree;
     struct CUstream_st *streams[SIM_SLOTS];
     struct CUstream_st *null_stream;
     uint64_t seed;   /* GOLMPI_SIM_SEED; 0: no delays */

@@ -130,6 +130,16 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
     return cudaSuccess;
 }
 
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
+    struct CUstream_st *s = sim_stream_of(stream);
+    sim_lock();
+    *status = !s->capture          ? cudaStreamCaptureStatusNone
+              : s->capture->invalid ? cudaStreamCaptureStatusInvalidated
+                                    : cudaStreamCaptureStatusActive;
+    sim_unlock();
+    return cudaSuccess;
+}
+
 /* Every lane but the origin must end in a point that a later wait on another lane takes. */
 static int unjoined(const sim_capture *c) {
     for (int l = 1; l < c->nlanes; l++) {

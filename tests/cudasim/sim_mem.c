@@ -219,18 +219,22 @@ static void protect_pages(pinned *b, size_t first, size_t last) {
     }
 }
 
+/* Only the pages wholly inside the range close: a page it shares with other bytes (frames side by
+ * side in a slot) stays open, since the host may use those bytes meanwhile, in a system call too
+ * (pwrite), which a closed page would fail instead of faulting. */
 static void count_hold(const hold *h, int delta) {
     pinned *b = pinned_of(h->p);
     if (!b) return;
-    size_t first = (size_t)(h->p - b->host) / page;
-    size_t last = (size_t)(h->p + h->bytes - 1 - b->host) / page;
-    for (size_t pg = first; pg <= last; pg++) {
+    size_t first = ((size_t)(h->p - b->host) + page - 1) / page;
+    size_t end = (size_t)(h->p + h->bytes - b->host) / page;
+    if (first >= end) return;
+    for (size_t pg = first; pg < end; pg++) {
         if (h->mode & CUDASIM_WRITE)
             b->writes[pg] += delta;
         else
             b->reads[pg] += delta;
     }
-    protect_pages(b, first, last);
+    protect_pages(b, first, end - 1);
 }
 
 /* Under the lock: the pinned ranges of an operation just enqueued close to the host. */
@@ -263,8 +267,7 @@ void sim_pinned_release(void) {
     }
 }
 
-/* From the fault handler: 1 when addr is the simulator's to explain (and it was explained), 2
- * when the access may go on, 0 when the fault is not the simulator's. */
+/* From the fault handler: 1 when addr is the simulator's to explain (and it was explained). */
 int sim_fault_report(void *addr) {
     char *c = addr;
     if (c >= dev_host && c < dev_host + dev_span) {
@@ -291,11 +294,5 @@ int sim_fault_report(void *addr) {
         sim_site_print(&h->site, "    ");
         return 1;
     }
-    /* A page shared with bytes an operation is still on, the access itself outside them (frames
-     * side by side in a slot): opened for the rest of that operation, which loses the check of
-     * this one page only. */
-    pinned *b = pinned_of(addr);
-    if (!b) return 0;
-    mprotect(b->host + (size_t)(c - b->host) / page * page, page, PROT_READ | PROT_WRITE);
-    return 2;
+    return 0;
 }

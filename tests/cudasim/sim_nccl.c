@@ -50,6 +50,7 @@ struct ncclComm {
     _Atomic int aborted;                           /* this rank aborted it */
     _Atomic int pending;                           /* exchanges enqueued and not finished */
     uint64_t sent[MAX_RANKS], received[MAX_RANKS]; /* by the stream running its exchanges */
+    uint64_t sends_done[MAX_RANKS], receives_done[MAX_RANKS]; /* whole messages through a ring */
     int connected[MAX_RANKS];
     int splits;
     double error_at; /* the injected asynchronous error, or 0 */
@@ -400,6 +401,8 @@ static int step(entry *e) {
     char *data = cudasim_ptr(e->buf);
     uint64_t w = atomic_load(&ch->written), r = atomic_load(&ch->read);
     size_t n;
+    /* a channel is one byte stream: its messages go through it whole, one after another */
+    if ((e->send ? c->sends_done : c->receives_done)[e->peer] != e->seq - 1) return 0;
     if (e->send) {
         if (atomic_load(&ch->posted) < e->seq) return 0; /* the receive is not posted yet */
         n = RING - (size_t)(w - r);
@@ -426,6 +429,7 @@ static int step(entry *e) {
     }
     e->moved += n;
     e->done = e->moved == total;
+    if (e->done) (e->send ? c->sends_done : c->receives_done)[e->peer] = e->seq;
     return 1;
 }
 

@@ -127,8 +127,17 @@ static void *worker(void *arg) {
 struct CUstream_st *sim_stream_new(int priority, unsigned flags, int internal) {
     struct CUstream_st *s = calloc(1, sizeof *s);
     sim_lock();
-    if (sim.slots == SIM_HOST_SLOT) sim_fatal("more than %d streams created", SIM_HOST_SLOT);
-    s->slot = sim.slots++;
+    /* A destroyed stream's slot is taken again, its ticks going on from where they stopped: the
+     * new stream's work then counts as ordered after the old one's, which a program destroying
+     * a stream only after waiting for it makes true. */
+    if (sim.nfree) {
+        s->slot = sim.free_slots[--sim.nfree];
+        s->tick = s->done = sim.slot_tick[s->slot];
+        s->vc.c[s->slot] = s->tick;
+    } else {
+        if (sim.slots == SIM_HOST_SLOT) sim_fatal("more than %d streams at once", SIM_HOST_SLOT);
+        s->slot = sim.slots++;
+    }
     sim.streams[s->slot] = s;
     s->priority = priority;
     s->flags = flags;
@@ -147,6 +156,8 @@ void sim_stream_free(struct CUstream_st *s) {
     pthread_join(s->worker, NULL);
     sim_lock();
     sim.streams[s->slot] = NULL;
+    sim.slot_tick[s->slot] = s->tick;
+    sim.free_slots[sim.nfree++] = s->slot;
     sim_unlock();
     free(s);
 }
