@@ -87,9 +87,9 @@ struct CUevent_st {
 /* The state, under sim_lock. */
 typedef struct sim_state {
     pthread_mutex_t lock;
-    pthread_cond_t changed; /* an operation completed, or a stream got work */
-    sim_vc host;            /* what the host has seen complete */
-    int slots;              /* clock slots handed out */
+    pthread_cond_t changed;        /* an operation completed, or a stream got work */
+    sim_vc host;                   /* what the host has seen complete */
+    int slots;                     /* clock slots handed out */
     uint32_t slot_tick[SIM_SLOTS]; /* a freed slot's last tick, where its next stream goes on */
     int free_slots[SIM_SLOTS], nfree;
     struct CUstream_st *streams[SIM_SLOTS];

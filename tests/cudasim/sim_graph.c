@@ -133,7 +133,7 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
     struct CUstream_st *s = sim_stream_of(stream);
     sim_lock();
-    *status = !s->capture          ? cudaStreamCaptureStatusNone
+    *status = !s->capture           ? cudaStreamCaptureStatusNone
               : s->capture->invalid ? cudaStreamCaptureStatusInvalidated
                                     : cudaStreamCaptureStatusActive;
     sim_unlock();

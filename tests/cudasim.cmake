@@ -1,0 +1,78 @@
+# The simulated GPU's own tests (GOLMPI_CUDA_SIM=ON builds only; docs/GPU.md). Its runs of the CUDA
+# backend are the CUDA tests of the other areas, under schedule seeds here; this area adds the
+# proof that it catches what it must: golmpi built with one ordering of its CUDA path taken out
+# (a mutant: one source file rewritten by cudasim/mutate.py, linked before golmpi_core so that its
+# object replaces the original) fails, and golmpi passes, in the same run (test_mutation.py).
+if(NOT GOLMPI_CUDA_SIM)
+  return()
+endif()
+
+# golmpi_mutant(<name> <source> <find> <replace> [<find> <replace>...]): golmpi_mut_<name>.
+function(golmpi_mutant name source)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/mutants/${name}/${source})
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/cudasim/mutate.py
+            ${PROJECT_SOURCE_DIR}/${source} ${out} ${ARGN}
+    DEPENDS ${PROJECT_SOURCE_DIR}/${source} ${GOLMPI_TEST_DIR}/cudasim/mutate.py VERBATIM)
+  add_executable(golmpi_mut_${name} ${PROJECT_SOURCE_DIR}/src/main.c ${out})
+  target_link_libraries(golmpi_mut_${name} PRIVATE golmpi_core)
+  target_compile_options(golmpi_mut_${name} PRIVATE -w)
+endfunction()
+
+# golmpi_mutation_test(<name> <mutant> RANKS n [SEEDS s,...] ARGS <golmpi args...>)
+function(golmpi_mutation_test name mutant)
+  cmake_parse_arguments(T "" "RANKS;SEEDS" "ARGS" ${ARGN})
+  if(NOT T_SEEDS)
+    set(T_SEEDS 1,2)
+  endif()
+  golmpi_test(cudasim_mutation_${name} PYTHON ONE_THREAD PROCESSORS 2 TIMEOUT 600 LABELS "gpu;sim"
+    COMMAND ${GOLMPI_TEST_DIR}/test_mutation.py --golmpi $<TARGET_FILE:golmpi>
+            --mutant $<TARGET_FILE:golmpi_mut_${mutant}> --ranks ${T_RANKS} --seeds ${T_SEEDS}
+            ${T_ARGS} --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+endfunction()
+
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+
+# The orderings of issue 27, each taken out of the real code:
+# the join that ends a pass (the compute stream waits for the comm stream's edges and exchange)
+golmpi_mutant(pass_join kernels/backend_cuda.c
+  "    join_comm(cb)\\x3b\\n}\\n\\n/* Depth 1: the graph" "}\\n\\n/* Depth 1: the graph")
+# the fork that begins a pass (the comm stream waits for the previous pass's interior)
+golmpi_mutant(pass_fork kernels/backend_cuda.c
+  "    fork_comm(cb)\\x3b\\n    if (cut.edges)" "    if (cut.edges)")
+# the wait for a frame's copy out of a grid buffer before the buffer is written again
+golmpi_mutant(frame_buffer_wait kernels/backend_cuda.c
+  "        wait_frames_on(cb, cb->cur ^ 1)\\x3b\\n" "/* taken out */\\n")
+# the poll of a slot's copy to the host before the writer takes the frame: in the backend ...
+golmpi_mutant(slot_poll kernels/backend_cuda.c
+  "    poll_until(cb, query_stream, (void *)cb->copy[slot],\\n" "    if (0) poll_until(cb, query_stream, (void *)cb->copy[slot],\\n")
+# ... and in the driver, which asks for it
+golmpi_mutant(hand_over_wait src/run.c "    backend_frame_wait(b, slot)\\x3b\\n" "/* taken out */\\n")
+# the wait for the staged rows on the host before MPI reads them
+golmpi_mutant(staged_sync halo/halo_mpi_staged.c
+  "    wait_rows(h)\\x3b\\n    halo_post(h->host, send_first" "    halo_post(h->host, send_first")
+# NCCL's receives posted in the wrong order (the halo rows swapped): a wrong frame, not a race
+golmpi_mutant(nccl_recv_order halo/halo_nccl.c "ncclRecv(top_d, count, ncclUint64, h->up"
+  "ncclRecv(bottom_d, count, ncclUint64, h->up")
+
+set(small --width 131 --height 37 --steps 24 --seed 5 --boundary torus)
+golmpi_mutation_test(pass_join pass_join RANKS 2 ARGS ${small} --save-every 3 --halo nccl
+  --halo-depth 2)
+# the same join, at depth 1 with graphs: the capture ends with the comm stream unjoined
+golmpi_mutation_test(capture_join pass_join RANKS 1 ARGS ${small} --save-every 3 --halo nccl
+  --halo-depth 1)
+golmpi_mutation_test(pass_fork pass_fork RANKS 2 ARGS ${small} --save-every 3 --halo nccl
+  --halo-depth 2)
+# (frames 2 generations apart: with a frame every generation the host's wait for each frame
+# before the next pass orders the copy anyway)
+golmpi_mutation_test(frame_buffer_wait frame_buffer_wait RANKS 2
+  ARGS ${small} --save-every 2 --halo nccl --halo-depth 1)
+# frames of many pages each, so that the pinned slot's pages close to the host
+set(large --width 512 --height 160 --steps 12 --save-every 2 --chunk 3 --seed 5)
+golmpi_mutation_test(slot_poll slot_poll RANKS 2 ARGS ${large} --halo nccl --halo-depth 2)
+golmpi_mutation_test(hand_over_wait hand_over_wait RANKS 2 ARGS ${large} --halo mpi)
+# messages of a whole page (8 rows of 4096 cells): the staging buffer's page closes to the host
+golmpi_mutation_test(staged_sync staged_sync RANKS 2
+  ARGS --width 4096 --height 40 --steps 16 --save-every 8 --seed 5 --halo mpi --halo-depth 8)
+golmpi_mutation_test(nccl_recv_order nccl_recv_order RANKS 3 ARGS ${small} --save-every 3
+  --halo nccl)
