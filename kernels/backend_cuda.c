@@ -115,6 +115,11 @@ typedef struct cuda_backend {
     int64_t samples;
     int64_t exchanges, exchanges_since_load; /* exchanges after a pass */
     double sample_s;
+    /* the sampled halo's estimate already charged to chunks, and the exchanges it covered: the
+     * run's estimate is theirs plus the rest at the mean now, so the chunks add up to it */
+    double halo_charged_s;
+    int64_t exchanges_charged;
+    double halo_load_s; /* a mode on the host: its seconds up to the last load's exchange */
     chunk_share share;
 } cuda_backend;
 
@@ -545,6 +550,8 @@ static void finish_load(cuda_backend *cb, const char *what) {
     wait_stream(cb, cb->compute, what);
     cb->exchanges_since_load = 0; /* the halo samples count from here, alike on every rank */
     cb->valid = cb->depth; /* a full cycle before the next exchange */
+    /* the generations' exchanges are the run's halo time, not this one: as on the CPU */
+    cb->halo_load_s = halo_seconds(cb->halo);
 }
 
 static void cuda_load(void *impl, const uint64_t *rows_h) {
@@ -736,10 +743,13 @@ static gol_backend_times cuda_chunk_times(void *impl, int64_t chunk, int slot) {
     int open = chunk == sh->chunk; /* no later chunk began: the counters now are its end */
     int64_t exchanges = (open ? cb->exchanges : sh->exchanges[next]) - sh->exchanges[i];
     gol_backend_times t = {.compute_s = sh->compute_s[i]};
-    if (halo_sampled(cb->halo))
+    if (halo_sampled(cb->halo)) {
         t.halo_s = halo_estimate(cb, exchanges);
-    else
+        cb->halo_charged_s += t.halo_s;
+        cb->exchanges_charged += exchanges;
+    } else {
         t.halo_s = (open ? halo_seconds(cb->halo) : sh->halo_s[next]) - sh->halo_s[i];
+    }
     t.frame_s = cb->ftimer[slot].seconds - sh->frame_read_s[slot];
     sh->frame_read_s[slot] = cb->ftimer[slot].seconds;
     return t;
@@ -754,9 +764,9 @@ static gol_backend_times cuda_times(const void *impl) {
     gol_backend_times t = {.halo_messages = halo_messages(cb->halo)};
     t.compute_s = cb->atimer.seconds;
     if (halo_sampled(cb->halo))
-        t.halo_s = halo_estimate(cb, cb->exchanges);
+        t.halo_s = cb->halo_charged_s + halo_estimate(cb, cb->exchanges - cb->exchanges_charged);
     else
-        t.halo_s = halo_seconds(cb->halo);
+        t.halo_s = halo_seconds(cb->halo) - cb->halo_load_s;
     t.frame_s = cb->ftimer[0].seconds + cb->ftimer[1].seconds;
     return t;
 }

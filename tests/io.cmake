@@ -47,7 +47,7 @@ golmpi_driver_test(io_paraview test_paraview.py SKIP PROCESSORS 2 TIMEOUT 180
 # --stats fields, /population against the frames (u8, packed, 1-3 ranks, restart), the start-up
 # table (one line a rank, none with --quiet) and --version (tests/test_stats.py)
 golmpi_driver_test(stats_population test_stats.py SKIP PROCESSORS 3 TIMEOUT 300
-  ARGS --cuda ${GOLMPI_ENABLE_CUDA})
+  ARGS --cuda ${GOLMPI_CUDA_BACKEND})
 
 # Output that survives faults (issue 9), one ctest per part of tests/test_faults.py: a full disk
 # (a small tmpfs, so root only: skipped otherwise), one writer per output (the lock), stale .part

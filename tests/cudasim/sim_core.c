@@ -174,7 +174,7 @@ enum { SIM_SMS = 4, SIM_BLOCKS_PER_SM = 2 };
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     if (device < 0 || device >= device_count()) return sim_error(cudaErrorInvalidDevice);
     memset(prop, 0, sizeof *prop);
-    snprintf(prop->name, sizeof prop->name, "golmpi simulated GPU %d", device);
+    snprintf(prop->name, sizeof prop->name, "cudasim simulated GPU %d", device);
     prop->totalGlobalMem = (size_t)8 << 30;
     prop->multiProcessorCount = SIM_SMS;
     prop->major = 9;
