@@ -29,6 +29,7 @@ typedef struct hb_peer {
     double heard;     /* MPI_Wtime of the last message taken; under mu */
     int64_t least;    /* its last message's value (0 before any); under mu */
     bool done;        /* its last message came */
+    bool above, below; /* it is this rank's neighbour above, below, or both (two on a torus) */
 } hb_peer;
 
 struct gol_heartbeat {
@@ -40,6 +41,7 @@ struct gol_heartbeat {
     pthread_mutex_t mu;
     bool stop; /* under mu */
     int64_t posted; /* this rank's exchanges posted (heartbeat_set_posted); atomic */
+    bool first, last; /* rank 0, rank nranks - 1: where the chains of the least posted begin */
 };
 
 static void sleep_s(double s) {
@@ -74,7 +76,11 @@ static void take_beats(gol_heartbeat *hb) {
 }
 
 /* The least exchanges posted that this rank knows of: its own, and what its neighbours last
- * said they knew of (a gossip: each beat carries it one hop further). */
+ * said. The counts travel along the ranks as along a chain, never around a ring: up the ranks
+ * from the last one (each rank sends above the least of itself and what came from below) and down
+ * from rank 0 (the least of itself and what came from above). A rank that passed on what came
+ * back to it around a torus would feed every rank's old counts back to all, and the least would
+ * stay at the first value all shared, whatever every rank posted since. */
 static int64_t least_known(gol_heartbeat *hb) {
     int64_t least = __atomic_load_n(&hb->posted, __ATOMIC_RELAXED);
     pthread_mutex_lock(&hb->mu);
@@ -84,15 +90,28 @@ static int64_t least_known(gol_heartbeat *hb) {
     return least;
 }
 
+/* What this rank tells p: its own count, and what came from the other side of the chain. */
+static int64_t least_for(gol_heartbeat *hb, const hb_peer *p) {
+    int64_t least = __atomic_load_n(&hb->posted, __ATOMIC_RELAXED);
+    if (p->above && p->below) return least; /* the only other rank: it knows the rest */
+    pthread_mutex_lock(&hb->mu);
+    for (int i = 0; i < hb->npeers; i++) {
+        const hb_peer *q = &hb->peer[i];
+        bool onward = p->above ? q->below && !hb->last : q->above && !hb->first;
+        if (q != p && onward && !q->done && q->least < least) least = q->least;
+    }
+    pthread_mutex_unlock(&hb->mu);
+    return least;
+}
+
 /* A beat to each neighbour whose previous beat went (a stopped neighbour gets no pile). */
 static void send_beats(gol_heartbeat *hb, int tag) {
-    int64_t least = least_known(hb);
     for (int i = 0; i < hb->npeers; i++) {
         hb_peer *p = &hb->peer[i];
         int went = 1;
         if (p->send != MPI_REQUEST_NULL) MPI_CHECK(MPI_Test(&p->send, &went, MPI_STATUS_IGNORE));
         if (!went) continue;
-        p->out = least; /* the previous send is done with the buffer */
+        p->out = least_for(hb, p); /* the previous send is done with the buffer */
         MPI_CHECK(MPI_Isend(&p->out, 1, MPI_INT64_T, p->rank, tag, hb->comm, &p->send));
     }
 }
@@ -140,12 +159,17 @@ static void *beat_main(void *arg) {
     return NULL;
 }
 
-static void add_peer(gol_heartbeat *hb, int rank, int self) {
+static void add_peer(gol_heartbeat *hb, int rank, int self, bool above) {
     if (rank < 0 || rank == self) return;
     for (int i = 0; i < hb->npeers; i++)
-        if (hb->peer[i].rank == rank) return; /* two ranks on a torus: up == down */
+        if (hb->peer[i].rank == rank) { /* two ranks on a torus: up == down */
+            hb->peer[i].above = hb->peer[i].below = true;
+            return;
+        }
     hb_peer *p = &hb->peer[hb->npeers++];
     p->rank = rank;
+    p->above = above;
+    p->below = !above;
     p->send = MPI_REQUEST_NULL;
     post_recv(hb, p);
 }
@@ -160,12 +184,16 @@ gol_heartbeat *heartbeat_start(MPI_Comm comm, int up, int down, double timeout_s
     if (!all_multiple) return NULL;
     gol_heartbeat *hb = gol_xcalloc(1, sizeof *hb);
     MPI_CHECK(MPI_Comm_dup(comm, &hb->comm));
+    int nranks;
     MPI_CHECK(MPI_Comm_rank(comm, &self));
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    hb->first = self == 0;
+    hb->last = self == nranks - 1;
     /* several beats per timeout, so one late beat is no silence; at most one a second */
     hb->timeout_s = timeout_s;
     hb->period_s = timeout_s / 8 < 1.0 ? timeout_s / 8 : 1.0;
-    add_peer(hb, up, self);
-    add_peer(hb, down, self);
+    add_peer(hb, up, self, true);
+    add_peer(hb, down, self, false);
     SYS_CHECK(pthread_mutex_init(&hb->mu, NULL) == 0, "pthread_mutex_init");
     int rc = pthread_create(&hb->thread, NULL, beat_main, hb);
     errno = rc;

@@ -33,6 +33,21 @@ endfunction()
 
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
 
+# The CUDA backend against the CPU's, byte for byte (tests/test_cuda_vs_cpu.c), under more schedule
+# seeds than the one each test gets (helpers.cmake): 2 and 3 ranks, three seeds each.
+foreach(n 2 3)
+  foreach(seed 101 202 303)
+    golmpi_mpi_test(NAME cudasim_vs_cpu_np${n}_seed${seed} RANKS ${n}
+      COMMAND $<TARGET_FILE:test_cuda_vs_cpu>)
+    set_tests_properties(cudasim_vs_cpu_np${n}_seed${seed} PROPERTIES TIMEOUT 600
+      LABELS "gpu;sim" ENVIRONMENT "OMP_NUM_THREADS=1;GOLMPI_SIM_SEED=${seed}")
+  endforeach()
+endforeach()
+
+# A stopped rank, a killed rank, an NCCL error and a device that stops, under each halo mode:
+# every rank ends within --timeout + 5 s, with a message naming the rank.
+golmpi_driver_test(cudasim_faults test_sim_faults.py PROCESSORS 3 TIMEOUT 300 LABELS "gpu;sim")
+
 # The orderings of issue 27, each taken out of the real code:
 # the join that ends a pass (the compute stream waits for the comm stream's edges and exchange)
 golmpi_mutant(pass_join kernels/backend_cuda.c

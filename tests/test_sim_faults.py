@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Faults of the CUDA path on the simulated GPU (tests/cudasim; docs/GPU.md): a 3-rank run of
+--backend cuda writing frames, and one fault at rank 1 while it runs. Every rank and mpiexec must
+be gone within --timeout + GRACE_S of the fault, non-zero, with a line that names rank 1 (or the
+library's error, for an NCCL error). Each case prints how long the ranks took.
+    test_sim_faults.py --golmpi PATH [--cases a,b] --mpiexec MPIEXEC [FLAGS...]
+Cases: stop-nccl, stop-mpi (SIGSTOP), kill-nccl, kill-mpi (SIGKILL), nccl-error (the simulated
+NCCL's asynchronous error, GOLMPI_SIM_NCCL_ERROR_RANK), device-nccl, device-mpi (rank 1's device
+stops making progress, GOLMPI_SIM_STALL_RANK)."""
+import argparse, os, re, signal, subprocess, sys, tempfile, time
+
+from mpi_ranks import alive, find_ranks
+
+RANKS, TIMEOUT_S, GRACE_S, FAULTY = 3, 5, 5, 1
+AFTER_S = 2.0  # the simulated faults begin this long after the ranks start their devices
+CASES = ("stop-nccl", "stop-mpi", "kill-nccl", "kill-mpi", "nccl-error", "device-nccl",
+         "device-mpi")
+# what names the faulty rank: golmpi's watchdog or heartbeat, the CUDA watchdog, mpiexec's report
+NAMES = re.compile(r"rank 1\b|\[\[\d+,\d+\],1\]|rank 1 ")
+
+
+def kill_all(mpi, pids):
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.killpg(mpi.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        mpi.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def start(golmpi, mpiexec, tmp, name, env, marker):
+    halo = "mpi" if name.endswith("-mpi") else "nccl"
+    cmd = mpiexec + ["-n", str(RANKS), golmpi, "--backend", "cuda", "--halo", halo, "--size", "256",
+                     "--steps", "100000000", "--save-every", "200", "--timeout", str(TIMEOUT_S),
+                     "--progress", "0.2", "--seed", marker, "--output",
+                     os.path.join(tmp, name, "life.h5")]
+    os.mkdir(os.path.join(tmp, name))
+    err = open(os.path.join(tmp, name + ".err"), "w")
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=tmp, env=env,
+                            start_new_session=True), err.name
+
+
+def running(mpi, err_path, marker, golmpi, deadline):
+    while time.monotonic() < deadline and mpi.poll() is None:
+        with open(err_path) as f:
+            started = "golmpi: generation" in f.read()
+        pids = find_ranks(marker, golmpi)
+        if started and len(pids) == RANKS:
+            return pids
+        time.sleep(0.1)
+    return None
+
+
+def case(golmpi, mpiexec, tmp, name):
+    marker = str(800000000 + os.getpid() * 10 + CASES.index(name))
+    env = dict(os.environ)
+    if name == "nccl-error":
+        env.update(GOLMPI_SIM_NCCL_ERROR_RANK=str(FAULTY), GOLMPI_SIM_NCCL_ERROR_AFTER_S=str(AFTER_S))
+    if name.startswith("device"):
+        env.update(GOLMPI_SIM_STALL_RANK=str(FAULTY), GOLMPI_SIM_STALL_AFTER_S=str(AFTER_S))
+    mpi, err_path = start(golmpi, mpiexec, tmp, name, env, marker)
+    pids = {}
+    try:
+        t_start = time.monotonic()
+        pids = running(mpi, err_path, marker, golmpi, t_start + 60) or {}
+        if len(pids) != RANKS:
+            return [f"{name}: the run did not start (exit {mpi.poll()}):\n{open(err_path).read()}"]
+        if name.startswith("stop") or name.startswith("kill"):
+            os.kill(pids[FAULTY], signal.SIGSTOP if name.startswith("stop") else signal.SIGKILL)
+            t_fault = time.monotonic()
+        else:  # the simulated faults count from the device's first use, about when it started
+            t_fault = t_start + AFTER_S
+        deadline = t_fault + TIMEOUT_S + GRACE_S + 5
+        while time.monotonic() < deadline and (mpi.poll() is None
+                                               or any(alive(p) for p in pids.values())):
+            time.sleep(0.1)
+        took = time.monotonic() - t_fault
+        return check(name, mpi, pids, took, open(err_path).read())
+    finally:
+        kill_all(mpi, list(pids.values()) + list(find_ranks(marker).values()))
+
+
+def check(name, mpi, pids, took, err):
+    left = [r for r, p in pids.items() if alive(p)]
+    if mpi.poll() is None or left:
+        return [f"{name}: {took:.1f} s after the fault, still running: "
+                f"{'mpiexec ' if mpi.poll() is None else ''}{left}\n{err[-3000:]}"]
+    if mpi.returncode == 0:
+        return [f"{name}: mpiexec exited 0"]
+    if took > TIMEOUT_S + GRACE_S:
+        return [f"{name}: gone {took:.1f} s after the fault, past --timeout {TIMEOUT_S} + {GRACE_S}"]
+    lines = [l for l in err.splitlines() if not l.startswith("golmpi: generation")]
+    named = [l for l in lines if NAMES.search(l) or (name == "nccl-error" and "NCCL" in l)]
+    if not named:
+        return [f"{name}: no line names rank {FAULTY}; stderr:\n{err[-3000:]}"]
+    print(f"{name}: every rank gone {took:.1f} s after the fault, exit {mpi.returncode}; "
+          f"{named[0].strip()[:220]}")
+    return []
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--golmpi", required=True)
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--mpiexec", nargs=argparse.REMAINDER, required=True)
+    a = ap.parse_args()
+    fails = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in a.cases.split(","):
+            fails += case(os.path.abspath(a.golmpi), a.mpiexec, tmp, name)
+    if fails:
+        sys.exit("FAIL\n" + "\n".join(fails))
+    print("every fault ended every rank within --timeout + %d s" % GRACE_S)
+
+
+if __name__ == "__main__":
+    main()
