@@ -53,6 +53,12 @@ typedef struct sim_op {
     /* the ranges, for the host's view of pinned memory (released when the host sees the op done) */
     cudasim_access acc[8];
     int nacc;
+    /* the legacy default stream's implicit order: (stream, tick) pairs to wait for first */
+    struct sim_after {
+        struct CUstream_st *stream;
+        uint32_t tick;
+    } * after;
+    int nafter;
     struct sim_op *next;
 } sim_op;
 

@@ -212,6 +212,8 @@ static sim_op *op_copy(const sim_op *op) {
     sim_op *o = malloc(sizeof *o);
     *o = *op;
     o->next = NULL;
+    o->after = NULL;
+    o->nafter = 0;
     if (op->arg) {
         o->arg = malloc(op->arg_bytes ? op->arg_bytes : 1);
         memcpy(o->arg, op->arg, op->arg_bytes);

@@ -74,6 +74,7 @@ static void run_op(sim_op *op) {
 }
 
 static void free_op(sim_op *op) {
+    free(op->after);
     free(op->arg);
     if (op->group) sim_nccl_group_free(op->group);
     free(op);
@@ -84,6 +85,8 @@ static int head_ready(struct CUstream_st *s) {
     sim_op *op = s->head;
     if (!op) return 0;
     if (sim.stall_at > 0 && sim_now() >= sim.stall_at) return 0; /* the device stopped */
+    for (int i = 0; i < op->nafter; i++)
+        if (op->after[i].stream->done < op->after[i].tick) return 0;
     return op->kind != OP_WAIT || op->event->completed >= op->record;
 }
 
@@ -167,6 +170,24 @@ struct CUstream_st *sim_stream_of(cudaStream_t s) {
     return s ? s : sim.null_stream;
 }
 
+/* Under the lock: the legacy default stream (NULL) and the blocking streams (created without
+ * cudaStreamNonBlocking) wait for each other's earlier work, as CUDA's do. */
+static void legacy_order(struct CUstream_st *s, sim_op *op) {
+    if (s->flags & cudaStreamNonBlocking) return;
+    for (int i = 0; i < sim.slots; i++) {
+        struct CUstream_st *t = sim.streams[i];
+        if (!t || t == s || (t->flags & cudaStreamNonBlocking) || t->internal) continue;
+        if (s != sim.null_stream && t != sim.null_stream) continue;
+        if (t->done >= t->tick) {
+            sim_vc_join(&s->vc, &t->vc); /* done already: ordered, nothing to wait for */
+            continue;
+        }
+        op->after = realloc(op->after, (size_t)(op->nafter + 1) * sizeof *op->after);
+        op->after[op->nafter++] = (struct sim_after){t, t->tick};
+        sim_vc_join(&s->vc, &t->vc);
+    }
+}
+
 /* Under the lock: the operation joins the stream, after the host's program order (everything the
  * host saw complete before this call is ordered before it), unless a capture takes it. */
 cudaError_t sim_enqueue(struct CUstream_st *s, sim_op *op) {
@@ -174,6 +195,7 @@ cudaError_t sim_enqueue(struct CUstream_st *s, sim_op *op) {
     if (sim_capture_add(s, op)) return cudaSuccess;
     if (op->kind == OP_NCCL) sim_nccl_enqueued(op->group);
     sim_vc_join(&s->vc, &sim.host);
+    legacy_order(s, op);
     op->tick = ++s->tick;
     s->vc.c[s->slot] = op->tick;
     sim_race_check(s, op, &s->vc);
