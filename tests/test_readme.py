@@ -58,6 +58,8 @@ BLOCKS = {
     "gpu-check": ("skip", "scripts/gpu_check.sh needs a GPU (without one it exits 3, 'no GPU: "
                           "nothing to prove'); ctest build_gpu_check runs its --dry-run and that "
                           "exit"),
+    "cuda-sim": ("skip", "builds the whole project a second time for the simulated GPU: what "
+                         "scripts/test.sh does, whose ctest runs there are this block's commands"),
     "gpu-carry": ("skip", "downloads some 55 Debian packages; ctest rehearsal_bare_machine runs "
                           "this very carry into a bare Debian 12 root"),
     "gpu-install": ("skip", "installs into / of a GPU machine; rehearsal_bare_machine runs it in a "
