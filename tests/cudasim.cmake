@@ -62,6 +62,11 @@ foreach(n 2 3)
   endforeach()
 endforeach()
 
+# Checkpoint on a signal and resume into the series, bit-identical to a run never stopped
+# (tests/test_checkpoint.py) on the CUDA backend, on a grid the simulated device runs in seconds.
+golmpi_driver_test(cudasim_checkpoint_resume test_checkpoint.py PROCESSORS 3 TIMEOUT 300
+  LABELS "gpu;sim" ARGS --run "--backend cuda --size 256 --steps 40000 --save-every 1000 --chunk 4")
+
 # A stopped rank, a killed rank, an NCCL error and a device that stops, under each halo mode:
 # every rank ends within --timeout + 5 s, with a message naming the rank.
 golmpi_driver_test(cudasim_faults test_sim_faults.py PROCESSORS 3 TIMEOUT 300 LABELS "gpu;sim")

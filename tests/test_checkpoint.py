@@ -11,7 +11,9 @@
 The series then equals a run that never stopped: every generation of that run is in the index,
 with the same frame, byte for byte; the only extra generations are the two stop generations; the
 last frame and generation are the same; the .xmf lists the index's generations, in order.
-    test_checkpoint.py --golmpi PATH --mpiexec MPIEXEC [FLAGS...]"""
+    test_checkpoint.py --golmpi PATH [--run "GOLMPI ARGS"] --mpiexec MPIEXEC [FLAGS...]
+--run replaces the run's grid, generations and frames (and may name a backend: the simulated
+GPU's case runs --backend cuda on a smaller grid)."""
 import argparse, glob, os, re, signal, subprocess, sys, tempfile, time
 
 import h5py
@@ -88,7 +90,7 @@ def check_whole(where, stop, fails, label):
 def stop_rank(opts, where, fails):
     """Case 1: SIGTERM to rank 1 of 3. Returns the stop generation, or None."""
     marker = "--stats=" + os.path.join(where, "stats.json")  # an argument unique to this run
-    run = Run(opts, where, 3, RUN + ["--seed", "7", marker, "--output", "life.h5", "--progress",
+    run = Run(opts, where, 3, opts.run + ["--seed", "7", marker, "--output", "life.h5", "--progress",
                                      "0.1"], rc_files=True)
     pids = find_ranks(marker, exe=opts.golmpi) if run.wait_running() else {}
     deadline = time.monotonic() + 30
@@ -121,7 +123,7 @@ def stop_rank(opts, where, fails):
 
 def stop_mpiexec(opts, where, fails):
     """Case 2: resume on 2 ranks, SIGUSR1 to mpiexec. Returns the stop generation, or None."""
-    run = Run(opts, where, 2, RUN + ["--seed", "7", "--restart", "life.h5", "--output", "life.h5",
+    run = Run(opts, where, 2, opts.run + ["--seed", "7", "--restart", "life.h5", "--output", "life.h5",
                                      "--progress", "0.1"])
     if not run.wait_running():
         fails.append("resume: it never ran:\n" + run.stderr())
@@ -139,7 +141,7 @@ def stop_mpiexec(opts, where, fails):
 
 def complete(opts, where, fails):
     """Case 3: the same command runs the series to its end, then has nothing left to do."""
-    cmd = RUN + ["--seed", "7", "--restart", "life.h5", "--output", "life.h5", "--quiet"]
+    cmd = opts.run + ["--seed", "7", "--restart", "life.h5", "--output", "life.h5", "--quiet"]
     run = Run(opts, where, 2, cmd)
     if run.finish() != 0:
         fails.append("the last resume failed:\n" + run.stderr())
@@ -173,15 +175,17 @@ def compare(where, ref, stops, fails):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--golmpi", required=True)
+    ap.add_argument("--run", default=" ".join(RUN))
     ap.add_argument("--mpiexec", required=True)
     opts, flags = ap.parse_known_args()
+    opts.run = opts.run.split()
     opts.mpiexec = [opts.mpiexec] + flags  # e.g. --oversubscribe --allow-run-as-root
     fails = []
     with tempfile.TemporaryDirectory(prefix="golmpi_checkpoint_") as tmp:
         where, ref = os.path.join(tmp, "stopped"), os.path.join(tmp, "ref")
         os.mkdir(where)
         os.mkdir(ref)
-        r = Run(opts, ref, 2, RUN + ["--seed", "7", "--output", "life.h5", "--quiet"])
+        r = Run(opts, ref, 2, opts.run + ["--seed", "7", "--output", "life.h5", "--quiet"])
         if r.finish() != 0:
             print("FAIL: the uninterrupted run:\n" + r.stderr())
             return 1

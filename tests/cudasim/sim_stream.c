@@ -2,6 +2,7 @@
  * that runs its operations in order; streams are unordered with each other except through events
  * (an event wait holds the worker until the record it names has been passed). The clocks of
  * sim.h are kept here, at enqueue, where the order is decided. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +35,18 @@ static void nap_us(long us) {
     nanosleep(&ts, NULL);
 }
 
-/* The adversarial schedule: before an operation, a delay drawn from the stream's own sequence,
- * mostly none, sometimes up to 3 ms, so that the streams' interleaving changes from seed to
- * seed (and work that is not ordered shows in the result). */
+/* The adversarial schedule: before an operation, a delay drawn from the stream's own sequence:
+ * mostly none or a yield, one in eight up to 1 ms, one in 64 up to 5 ms, so that the streams'
+ * interleaving changes from seed to seed (and work that is not ordered shows in the result)
+ * while a run of many small operations stays short. */
 static void adversarial_delay(struct CUstream_st *s) {
     if (!sim.seed) return;
-    uint64_t r = next_random(&s->rng);
-    if (r % 4 == 0)
-        nap_us((long)(r >> 32) % 3000);
-    else if (r % 4 == 1)
+    uint64_t r = next_random(&s->rng), wait = r >> 40;
+    if (r % 64 == 0)
+        nap_us((long)(wait % 5000));
+    else if (r % 8 == 1)
+        nap_us((long)(wait % 1000));
+    else if (r % 4 == 2)
         sched_yield();
 }
 
