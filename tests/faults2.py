@@ -287,7 +287,7 @@ def part_extremes(run, work):
 
 def part_stop_in_io(run, work):
     import signal  # noqa: PLC0415
-    from mpi_ranks import alive, find_ranks  # noqa: PLC0415
+    from mpi_ranks import alive, find_ranks, kill_run  # noqa: PLC0415
     d = tf.fresh(os.path.join(work, "stop"))
     seed = str(800000000 + os.getpid())  # marks this run's processes
     run.env["GOLMPI_DEBUG_SLOW_INDEX"] = "2.5"
@@ -325,16 +325,7 @@ def part_stop_in_io(run, work):
         else:
             tf.ok(f"stop_in_io: all gone {took:.1f} s after SIGSTOP of rank 0: {said[0]}")
     finally:
-        for q in pids.values():
-            try:
-                os.kill(q, signal.SIGKILL)
-            except OSError:
-                pass
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        p.wait(timeout=30)
+        kill_run(p, list(pids.values()), wait_s=30)
 
 
 PARTS = {"extremes": part_extremes, "stop_in_io": part_stop_in_io, "slow_index": part_slow_index, "quote": part_quote, "names": part_names,

@@ -46,3 +46,23 @@ def find_ranks(marker, exe=None):
                 found[int(env[var.encode()])] = pid
                 break
     return found
+
+
+def kill_run(mpi, pids, wait_s=10):
+    """SIGKILL to each pid and to mpiexec's session (it leads one of its own), then reaps mpiexec:
+    whatever a test saw, nothing of its run is left behind."""
+    import signal
+    import subprocess
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.killpg(mpi.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        mpi.wait(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        pass

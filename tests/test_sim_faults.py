@@ -9,7 +9,7 @@ NCCL's asynchronous error, GOLMPI_SIM_NCCL_ERROR_RANK), device-nccl, device-mpi 
 stops making progress, GOLMPI_SIM_STALL_RANK)."""
 import argparse, os, re, signal, subprocess, sys, tempfile, time
 
-from mpi_ranks import alive, find_ranks
+from mpi_ranks import alive, find_ranks, kill_run
 
 RANKS, TIMEOUT_S, GRACE_S, FAULTY = 3, 5, 5, 1
 AFTER_S = 2.0  # the simulated faults begin this long after the ranks start their devices
@@ -17,22 +17,6 @@ CASES = ("stop-nccl", "stop-mpi", "kill-nccl", "kill-mpi", "nccl-error", "device
          "device-mpi")
 # what names the faulty rank: golmpi's watchdog or heartbeat, the CUDA watchdog, mpiexec's report
 NAMES = re.compile(r"rank 1\b|\[\[\d+,\d+\],1\]|rank 1 ")
-
-
-def kill_all(mpi, pids):
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    try:
-        os.killpg(mpi.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    try:
-        mpi.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def start(golmpi, mpiexec, tmp, name, env, marker):
@@ -84,7 +68,7 @@ def case(golmpi, mpiexec, tmp, name):
         took = time.monotonic() - t_fault
         return check(name, mpi, pids, took, open(err_path).read())
     finally:
-        kill_all(mpi, list(pids.values()) + list(find_ranks(marker).values()))
+        kill_run(mpi, list(pids.values()) + list(find_ranks(marker).values()))
 
 
 def check(name, mpi, pids, took, err):

@@ -6,7 +6,7 @@ SIGKILLed on the way out, whatever happened.
     test_stalled_rank.py --golmpi PATH --mpiexec MPIEXEC [FLAGS...]"""
 import argparse, os, re, signal, subprocess, sys, tempfile, time
 
-from mpi_ranks import alive, find_ranks
+from mpi_ranks import alive, find_ranks, kill_run
 
 RANKS, TIMEOUT_S, GRACE_S = 3, 5, 15
 # the one line a waiting rank prints before it aborts every rank (halo/halo_mpi.c): the peers
@@ -15,22 +15,6 @@ RANKS, TIMEOUT_S, GRACE_S = 3, 5, 15
 MESSAGE = re.compile(r"^golmpi: rank (\d+) on host (\S+): no halo row (?:arrived from|was taken by) "
                      r"ranks? "
                      r"(.+) for ([\d.]+) s \(--timeout [\d.]+\)")
-
-
-def kill_all(mpi, pids):
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    try:
-        os.killpg(mpi.pid, signal.SIGKILL)  # mpiexec leads a session of its own
-    except OSError:
-        pass
-    try:
-        mpi.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def wait_running(mpi, err_path, marker, deadline):
@@ -72,7 +56,7 @@ def case(golmpi, mpiexec, tmp, stop):
         took = time.monotonic() - t_stop
         return check(stop, mpi, pids, took, open(err_path).read())
     finally:
-        kill_all(mpi, list(pids.values()) + list(find_ranks(seed.encode()).values()))
+        kill_run(mpi, list(pids.values()) + list(find_ranks(seed.encode()).values()))
 
 
 def check(stop, mpi, pids, took, err):

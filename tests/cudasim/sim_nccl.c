@@ -84,10 +84,12 @@ static size_t shm_bytes(int nranks) {
     return sizeof(shm_comm) + (size_t)nranks * (size_t)nranks * sizeof(chan);
 }
 
-static void nap(void) {
-    struct timespec ts = {0, 50000};
+static void nap_ns(long ns) {
+    struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
 }
+
+static void nap(void) { nap_ns(50000); }
 
 static void say(ncclComm_t c, const char *fmt, const char *a, int x, int y) {
     snprintf(last_error, sizeof last_error, fmt, a, x, y);
@@ -443,6 +445,7 @@ void sim_nccl_run(sim_group *g) {
         e->seq = e->send ? ++c->sent[e->peer] : ++c->received[e->peer];
         if (!e->send) atomic_store(&channel(c, e->peer, c->rank)->posted, e->seq);
     }
+    long idle = 0;
     for (long spins = 0;; spins++) {
         int left = 0, moved = 0, failed = 0;
         for (int i = 0; i < g->n; i++) {
@@ -463,7 +466,10 @@ void sim_nccl_run(sim_group *g) {
             }
         }
         if (!left || failed) break;
-        if (!moved && spins > 64) nap();
+        /* a peer that is not there yet: back off, up to 1 ms, to leave the CPUs to the ranks
+         * that run (they share them with every simulated device) */
+        if (moved) idle = 0;
+        else if (++idle > 64) nap_ns(idle < 1064 ? 1000 * (idle - 64) : 1000000);
     }
     for (int i = 0; i < g->n; i++)
         atomic_fetch_sub(&g->e[i].comm->pending, 1);

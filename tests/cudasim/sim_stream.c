@@ -255,6 +255,14 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
     return cudaSuccess;
 }
 
+/* A query that finds the work not done yet costs the asking thread a moment: the simulated device
+ * runs on the same CPUs as the host threads that poll it (golmpi's waits poll every 20 us), and
+ * would otherwise lose them to the polling. */
+static cudaError_t not_ready(void) {
+    nap_us(200);
+    return cudaErrorNotReady;
+}
+
 static cudaError_t capture_forbids(struct CUstream_st *s) {
     if (!s->capture) return cudaSuccess;
     sim_capture_invalidate(s);
@@ -284,7 +292,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
             e = cudaErrorNotReady;
     }
     sim_unlock();
-    return e;
+    return e == cudaErrorNotReady ? not_ready() : e;
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
@@ -372,6 +380,7 @@ cudaError_t cudaEventQuery(cudaEvent_t e) {
     else
         sim_host_sees(&e->vc);
     sim_unlock();
+    if (rc == cudaErrorNotReady) return not_ready();
     return rc == cudaErrorStreamCaptureUnsupported ? sim_error(rc) : rc;
 }
 
