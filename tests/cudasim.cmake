@@ -51,15 +51,18 @@ set_tests_properties(cudasim_nccl_blocking cudasim_nccl_duplicate_gpu PROPERTIES
   LABELS "gpu;sim")
 set_property(TEST cudasim_nccl_duplicate_gpu APPEND PROPERTY ENVIRONMENT GOLMPI_SIM_DEVICES=1)
 
-# The CUDA backend against the CPU's, byte for byte (tests/test_cuda_vs_cpu.c), under more schedule
-# seeds than the one each test gets (helpers.cmake): 2 and 3 ranks, three seeds each.
-foreach(n 2 3)
-  foreach(seed 101 202 303)
-    golmpi_mpi_test(NAME cudasim_vs_cpu_np${n}_seed${seed} RANKS ${n}
-      COMMAND $<TARGET_FILE:test_cuda_vs_cpu>)
-    set_tests_properties(cudasim_vs_cpu_np${n}_seed${seed} PROPERTIES TIMEOUT 600
-      LABELS "gpu;sim" ENVIRONMENT "OMP_NUM_THREADS=1;GOLMPI_SIM_SEED=${seed}")
-  endforeach()
+# The CUDA backend against the CPU's, byte for byte (tests/test_cuda_vs_cpu.c: sizes, boundaries,
+# rules, NCCL with and without graphs, MPI), at every halo depth from 1 to 8 on 2 ranks and at 3
+# and 8 on 3, each under a schedule seed of its own (the unsuffixed cuda_vs_cpu_np* run at the
+# automatic depth).
+foreach(c "2;1" "2;2" "2;3" "2;4" "2;5" "2;6" "2;7" "2;8" "3;3" "3;8")
+  list(GET c 0 n)
+  list(GET c 1 depth)
+  golmpi_mpi_test(NAME cudasim_vs_cpu_np${n}_depth${depth} RANKS ${n}
+    COMMAND $<TARGET_FILE:test_cuda_vs_cpu> ${depth})
+  math(EXPR seed "${n} * 100 + ${depth}")
+  set_tests_properties(cudasim_vs_cpu_np${n}_depth${depth} PROPERTIES TIMEOUT 600
+    LABELS "gpu;sim" ENVIRONMENT "OMP_NUM_THREADS=1;GOLMPI_SIM_SEED=${seed}")
 endforeach()
 
 # Checkpoint on a signal and resume into the series, bit-identical to a run never stopped

@@ -3,7 +3,8 @@
  * frames in one slot, population), every output compared byte for byte. Sizes are odd on
  * purpose (partial last words, one and two rows per rank), over torus and dead boundaries, two
  * rules, the NCCL halo with and without graphs (when the ranks have GPUs of their own) and the
- * MPI halo. Exits 77 on every rank when some rank has no GPU. */
+ * MPI halo. Exits 77 on every rank when some rank has no GPU.
+ *     test_cuda_vs_cpu [DEPTH]    (the halo depth of both backends; default: auto) */
 #include <inttypes.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ typedef struct run_out {
 } run_out;
 
 static const int64_t advances[] = {1, 2, 13, 1, 5};
+static int64_t depth; /* --halo-depth of every case; 0: auto */
 enum { NADV = (int)(sizeof advances / sizeof advances[0]) };
 
 static uint64_t mix64(uint64_t x) {
@@ -61,6 +63,7 @@ static gol_config make_config(const test_case *tc, int backend) {
     c.frame_format = GOL_FRAME_U8;
     c.quiet = true;
     c.no_graphs = tc->no_graphs;
+    c.halo_depth = depth;
     return c;
 }
 
@@ -86,6 +89,17 @@ static void fill_random(const gol_slab *s, uint64_t *rows, uint64_t seed) {
             if (h % 5 < 2) row[x / 64] |= (uint64_t)1 << (x % 64);
         }
     }
+}
+
+/* 1 on every rank when the case's slabs take the depth asked (a depth deeper than a slab is
+ * refused by the plan, as golmpi refuses it): else the case is left out at that depth. */
+static int depth_fits(const test_case *tc, const gol_slab *slab, MPI_Comm comm) {
+    gol_config cfg = make_config(tc, 0);
+    gol_plan plan;
+    int ok = backend_plan(&cfg, slab, GOL_BACKEND_CPU, halo_mode_find("mpi", HALO_MEM_HOST),
+                          &plan).code == GOL_OK, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all;
 }
 
 /* The call sequence both backends go through. Frames are begun and then the grid advances
@@ -176,6 +190,7 @@ int main(int argc, char **argv) {
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
+    if (argc > 1) depth = strtoll(argv[1], NULL, 10);
 
     char why[512];
     if (!device_cuda_available(comm, why, sizeof why)) {
@@ -212,6 +227,7 @@ int main(int argc, char **argv) {
                              tc.halo,
                              tc.no_graphs ? "off" : "on");
                     gol_slab slab = make_slab(&tc, rank, nranks);
+                    if (depth && !depth_fits(&tc, &slab, comm)) continue;
                     uint64_t *init = gol_xcalloc((size_t)(slab.rows * slab.nwords), sizeof *init);
                     fill_random(&slab, init, 1234 + si);
                     run_out cpu, gpu;
