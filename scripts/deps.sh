@@ -7,6 +7,8 @@
 #                            mmdebstrap and pip (the rehearsals, tests/rehearsal.sh), ...
 #   scripts/deps.sh --list [--test]   print the packages, install nothing
 set -euo pipefail
+# one line naming the command that stopped the script
+trap 'echo "deps.sh: FAILED: $BASH_COMMAND (exit $?)" >&2' ERR
 list=$(dirname "$0")/deps.txt
 want="run" print=0
 for arg in "$@"; do

@@ -9,6 +9,8 @@
 # GOLMPI_SHARE, the installed patterns, job scripts and plotting tools):
 #   source install/share/golmpi/env.sh
 set -euo pipefail
+# one line naming the command that stopped the script
+trap 'echo "run.sh: FAILED: $BASH_COMMAND (exit $?)" >&2' ERR
 caller=$PWD
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

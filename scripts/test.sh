@@ -15,6 +15,9 @@
 # test does not: every stage runs, and the summary comes last.
 #   scripts/test.sh [CTEST_ARGS...]
 set -euo pipefail
+# one line naming the command that stopped the script (a stage's own failures: stage below)
+on_err() { echo "test.sh: FAILED: $BASH_COMMAND (exit $?)" >&2; }
+trap on_err ERR
 cd "$(dirname "$0")/.."
 root=$PWD
 bash scripts/deps.sh --test
@@ -33,6 +36,9 @@ stage() {
   local name=$1 rc=0
   shift
   echo "==== test.sh: stage $name"
+  # the subshell stops at its first failure (errexit would be off in a condition); its exit is
+  # recorded here, not reported by the script's ERR trap
+  trap - ERR
   set +e
   (
     set -eE
@@ -42,6 +48,7 @@ stage() {
   )
   rc=$?
   set -e
+  trap on_err ERR
   if ((rc == 0)); then
     printf '%s\tran\n' "$name" >>"$results/stages"
     return 0

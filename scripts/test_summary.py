@@ -40,16 +40,19 @@ def statuses(log):
     got = {}
     if os.path.exists(log):
         with open(log, errors="replace") as f:
-            for m in re.finditer(r"Test +#\d+: (\S+) \.*\s*(?:\*+)?([A-Za-z][^\n]*?)\s+[\d.]+ sec", f.read()):
+            line = r"Test +#\d+: (\S+) \.*\s*(?:\*+)?([A-Za-z][^\n]*?)\s+[\d.]+ sec"
+            for m in re.finditer(line, f.read()):
                 got[m.group(1)] = m.group(2).strip()
     return got
 
 
 def fail_reason(status, out):
     lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
-    said = [ln for ln in lines if re.search(r"\bFAIL|error|Error", ln)]
-    last = (said or lines or ["(no output)"])[-1]
-    return f"{status}: {last}" if status else last
+    # a test's own verdict, the first; else the last error; else its last line
+    fails = [ln for ln in lines if re.search(r"\bFAIL", ln)]
+    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.I)]
+    why = fails[0] if fails else (errors or lines or ["(no output)"])[-1]
+    return f"{status}: {why}" if status else why
 
 
 def main():
@@ -98,9 +101,16 @@ def main():
             print(f"stage {name}: {state}")
     for stage, test, why in failed:
         print(f"FAILED   {stage}: {test}: {why}")
+    # the skips grouped by stage and reason (the same reason, numbers aside): a GPU-less machine
+    # skips dozens of GPU cases for one reason
+    groups = {}
     for stage, test, why, ok in skipped:
+        groups.setdefault((stage, re.sub(r"\d+", "N", why), ok), []).append((test, why))
+    for (stage, _, ok), tests in groups.items():
+        names = ", ".join(t for t, _ in tests[:3])
+        names += f" and {len(tests) - 3} more" if len(tests) > 3 else ""
         note = "" if ok else "  <- a skip a package could fix: FAILS the run (scripts/deps.txt)"
-        print(f"SKIPPED  {stage}: {test}: {why}{note}")
+        print(f"SKIPPED  {stage}: {names}: {tests[0][1]}{note}")
     if failed or bad:
         parts = [f"{len(failed)} failed"] if failed else []
         parts += [f"{bad} skipped for a missing package"] if bad else []

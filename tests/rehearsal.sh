@@ -11,8 +11,9 @@
 # tests/reference.py.
 #
 # A new user's machine: a bare root (nothing but minbase) and the source tree. Inside it:
-# scripts/deps.sh, then every `run` and base command of scripts/deps.txt is found and golmpi
-# configures with golmpi-render and its man page; scripts/deps.sh --test, then every command and
+# scripts/deps.sh, then every `run` and base command of scripts/deps.txt is found, and the
+# README's quick start (scripts/run.sh with a small job, source env.sh) puts golmpi, golmpi-render
+# and golmpi-view on PATH and `man golmpi` works; scripts/deps.sh --test, then every command and
 # Python module of scripts/deps.txt is found (tests/test_deps_list.py installed) and the tests
 # configure with nothing reported missing. The packages come from Debian's registry each time.
 #
@@ -128,7 +129,7 @@ configure_says() {
 }
 
 inside_fresh() {
-  local src=$1 t0=$SECONDS b missing said_now pkg
+  local src=$1 t0=$SECONDS b missing said_now pkg page
   cd "$src"
   export PATH=$PATH:/usr/sbin:/sbin
   say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), $(dpkg-query -W | wc -l) packages"
@@ -142,9 +143,17 @@ inside_fresh() {
   say "[root] scripts/deps.sh: $(dpkg-query -W | wc -l) packages ($((SECONDS - t0)) s)"
   missing=$(missing_commands run)
   [[ -z $missing ]] || fail "after scripts/deps.sh, not found: $missing"
-  said_now=$(configure_says /tmp/b-run -DGOLMPI_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF)
-  [[ -z $said_now ]] || fail "golmpi configures with something missing after scripts/deps.sh: $said_now"
-  say "[root] after scripts/deps.sh: every run command found; golmpi configures with golmpi-render"
+  # the README's quick start with what scripts/deps.sh installed, a small main job
+  GOLMPI_SIZE=256 GOLMPI_STEPS=20 GOLMPI_RANKS=2 GOLMPI_CMAKE_ARGS="-DBUILD_TESTING=OFF" \
+    bash scripts/run.sh >/tmp/run.log 2>&1 || { tail -30 /tmp/run.log >&2; fail "scripts/run.sh (log above)"; }
+  # shellcheck source=/dev/null
+  source install/share/golmpi/env.sh
+  for b in golmpi golmpi-render golmpi-view; do
+    [[ $(command -v "$b") == "$src/install/bin/$b" ]] || fail "after env.sh, $b is '$(command -v "$b")'"
+  done
+  page=$(man golmpi 2>&1) || fail "man golmpi after env.sh: $page"
+  grep -q "^GOLMPI(1)" <<<"$page" || fail "man golmpi after env.sh shows no GOLMPI(1): ${page:0:200}"
+  say "[root] after scripts/deps.sh: the quick start, golmpi, golmpi-render, golmpi-view and man golmpi ($((SECONDS - t0)) s)"
   bash scripts/deps.sh --test >/tmp/deps-test.log 2>&1 ||
     { tail -30 /tmp/deps-test.log >&2; fail "scripts/deps.sh --test in the bare root (log above)"; }
   say "[root] scripts/deps.sh --test: $(dpkg-query -W | wc -l) packages ($((SECONDS - t0)) s)"
