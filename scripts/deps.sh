@@ -1,13 +1,28 @@
 #!/bin/bash
-# Install the Debian 12 packages golmpi needs, only those missing.
-#   scripts/deps.sh          build and run: compiler, CMake, Open MPI, parallel HDF5
-#   scripts/deps.sh --test   also what the tests use: h5py, numpy, Slurm, munge, libpng, golly,
-#                            clang and its libFuzzer runtime (a Recommends) for the fuzz_* tests,
-#                            mmdebstrap and pip for the bare-machine rehearsal (tests/rehearsal.sh)
+# Install the Debian 12 packages golmpi needs, only those missing. scripts/deps.txt lists them.
+#   scripts/deps.sh          build and run: compiler, CMake, Open MPI, parallel HDF5, cJSON, libpng
+#                            (golmpi-render), man (golmpi's man page)
+#   scripts/deps.sh --test   also everything the tests use: h5py, numpy, Slurm, munge, iproute2
+#                            (the namespace cluster), groff, ParaView, xvfb, clang and libFuzzer,
+#                            mmdebstrap and pip (the rehearsals, tests/rehearsal.sh), ...
+#   scripts/deps.sh --list [--test]   print the packages, install nothing
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libcjson-dev)
-if [[ ${1:-} == --test ]]; then
-  pkgs+=(python3 python3-h5py python3-numpy slurm-wlm munge libpng-dev golly procps python3-matplotlib paraview python3-paraview xvfb xauth clang libclang-rt-14-dev mmdebstrap python3-pip)
+# one line naming the command that stopped the script
+trap 'echo "deps.sh: FAILED: $BASH_COMMAND (exit $?)" >&2' ERR
+list=$(dirname "$0")/deps.txt
+want="run" print=0
+for arg in "$@"; do
+  case $arg in
+  --test) want="run|test" ;;
+  --list) print=1 ;;
+  *) echo "deps.sh: unknown option $arg (--test, --list)" >&2; exit 2 ;;
+  esac
+done
+mapfile -t pkgs < <(awk -v want="^($want)\$" '!/^#/ && $1 != "-" && $2 ~ want { print $1 }' "$list")
+((${#pkgs[@]})) || { echo "deps.sh: no packages read from $list" >&2; exit 1; }
+if ((print)); then
+  printf '%s\n' "${pkgs[@]}"
+  exit 0
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,19 +1,90 @@
 #!/bin/bash
-# Build golmpi and run every test with ctest. GPU tests report "skipped" without a GPU.
-# Then the sanitizer pass: a second build (build-san: CPU only, -DGOLMPI_SANITIZE=address,undefined)
-# runs the tests that exercise golmpi's C code under AddressSanitizer, LeakSanitizer and UBSan.
-# The sanitizers write their reports to files (build-san/sanitizer-reports), which are read at the
-# end: any report fails the run and is printed in full, so a test driver that swallows a child's
-# stderr cannot hide one. GOLMPI_TEST_SANITIZERS=0 leaves the sanitizer pass out.
+# Build golmpi and run every test with ctest, in stages, and end with one summary of every stage,
+# every failed and every skipped test with its reason (scripts/test_summary.py, from the JUnit
+# files ctest writes into build/test-results). Exit 0 only when nothing failed and every skip is
+# for a reason no package can fix (no GPU, a CPU-only build, no root); a skip for a missing
+# command or module fails the run (scripts/deps.sh --test installs all of scripts/deps.txt).
+#   main      the build in build/ (CUDA when nvcc is found), every test; ARGS go to this ctest
+#   sanitize  a second build (build-san: CPU only, -DGOLMPI_SANITIZE=address,undefined) runs the
+#             tests that exercise golmpi's C code under AddressSanitizer, LeakSanitizer and UBSan.
+#             The sanitizers write their reports to files (build-san/sanitizer-reports), read at
+#             the end of the stage: any report fails the run and is printed in full, so a test
+#             driver that swallows a child's stderr cannot hide one. GOLMPI_TEST_SANITIZERS=0
+#             leaves this stage out.
+# A stage that cannot build stops the script there, naming the command that failed; a failed
+# test does not: every stage runs, and the summary comes last.
+#   scripts/test.sh [CTEST_ARGS...]
 set -euo pipefail
+# one line naming the command that stopped the script (a stage's own failures: stage below)
+on_err() { echo "test.sh: FAILED: $BASH_COMMAND (exit $?)" >&2; }
+trap on_err ERR
 cd "$(dirname "$0")/.."
+root=$PWD
 bash scripts/deps.sh --test
 source scripts/env.sh
-cmake -S . -B build "$cuda_flag" ${GOLMPI_CMAKE_ARGS:-}
-cmake --build build -j "$(nproc)"
-rc=0
-ctest --test-dir build --output-on-failure -j "$(nproc)" "$@" || rc=$?
-[[ ${GOLMPI_TEST_SANITIZERS:-1} == 0 ]] && exit "$rc"
+results=$root/build/test-results
+rm -rf "$results"
+mkdir -p "$results"
+: >"$results/stages"
+
+summary() { python3 "$root/scripts/test_summary.py" "$results"; }
+
+# stage NAME FUNCTION [ARGS...]: run one stage (FUNCTION ARGS in a subshell that stops at its
+# first failing command) and record it for the summary; its tests' results are in the JUnit files
+# it wrote through run_ctest, its other failures in $findings. A stage that stops ends the script.
+stage() {
+  local name=$1 rc=0
+  shift
+  echo "==== test.sh: stage $name"
+  # the subshell stops at its first failure (errexit would be off in a condition); its exit is
+  # recorded here, not reported by the script's ERR trap
+  trap - ERR
+  set +e
+  (
+    set -eE
+    findings=$results/$name.findings stage_name=$name
+    trap 'echo "failed: $BASH_COMMAND (exit $?)" >"$results/$stage_name.stopped"' ERR
+    "$@"
+  )
+  rc=$?
+  set -e
+  trap on_err ERR
+  if ((rc == 0)); then
+    printf '%s\tran\n' "$name" >>"$results/stages"
+    return 0
+  fi
+  printf '%s\tstopped: %s\n' "$name" "$(cat "$results/$name.stopped" 2>/dev/null || echo "exit $rc")" \
+    >>"$results/stages"
+  echo "test.sh: stage $name stopped: $(cat "$results/$name.stopped" 2>/dev/null || echo "exit $rc")" >&2
+  summary || true
+  exit 1
+}
+
+# left_out NAME WHY: a stage not run, said in the summary
+left_out() { printf '%s\tleft out (%s)\n' "$1" "$2" >>"$results/stages"; }
+
+# build_tree DIR CMAKE_ARGS...: configure and build one tree
+build_tree() {
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" "$@"
+  cmake --build "$dir" -j "$(nproc)"
+}
+
+# run_ctest RUN DIR CTEST_ARGS...: ctest in DIR; its results go to $stage_name.RUN.xml, and what
+# it prints (each test's status: Failed, Timeout...) to $stage_name.RUN.log. A failed test is a
+# result, not an error of the stage: only a ctest that writes no results is.
+run_ctest() {
+  local out=$results/$stage_name.$1 dir=$2
+  shift 2
+  ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" --no-tests=error \
+    --output-junit "$out.xml" "$@" 2>&1 | tee "$out.log" || grep -q "<testcase" "$out.xml"
+}
+
+stage_main() {
+  build_tree build "$cuda_flag" ${GOLMPI_CMAKE_ARGS:-}
+  run_ctest all build "$@"
+}
 
 # The C code's tests, not those that add only time (Slurm, scaling, installing, ParaView, the
 # build checks, the fuzzers, which are sanitized builds of their own, a SIGSTOPped rank, which
@@ -22,39 +93,40 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" "$@" || rc=$?
 # progress, the renderer. LeakSanitizer's check at exit costs about 2 s a process under Open MPI,
 # so leaks are looked for in the first group only (the unit tests, the I/O round trip, and golmpi
 # with a pattern, a restart and a plain run), the rest runs with detect_leaks=0.
-san_leaks='^(unit_.*|rule|pattern|config|options_readme|io_roundtrip_.*|io_check_output_.*'
-san_leaks+='|cpu_pattern|cpu_restart|cpu_ref_77x23_p2_dead_B3S23)$'
-san_rest='^(cpu_.*|bad_inputs|backend_auto|stats_population|progress_batch_log|jobs_render|chunks_sums|chunks_slow)$'
-cmake -S . -B build-san ${GOLMPI_CMAKE_ARGS:-} -DGOLMPI_ENABLE_CUDA=OFF \
-  -DGOLMPI_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake --build build-san -j "$(nproc)"
-reports=$PWD/build-san/sanitizer-reports
-rm -rf "$reports"
-mkdir -p "$reports"
-# allocator_may_return_null: golmpi turns a failed allocation into a message, which tests check.
-# fast_unwind_on_malloc=0: Open MPI and HDF5 are built without frame pointers; the full stack
-# reaches their frames, which tests/sanitizer.supp names (memory they hold until exit).
-asan="log_path=$reports/asan:log_exe_name=1:allocator_may_return_null=1"
-export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizer.supp:print_suppressions=0"
-export UBSAN_OPTIONS="log_path=$reports/ubsan:log_exe_name=1:print_stacktrace=1:halt_on_error=1"
-san_rc=0
-ASAN_OPTIONS="$asan:detect_leaks=1:fast_unwind_on_malloc=0" \
-  ctest --test-dir build-san --output-on-failure -j "$(nproc)" -R "$san_leaks" || san_rc=$?
-ASAN_OPTIONS="$asan:detect_leaks=0" \
-  ctest --test-dir build-san --output-on-failure -j "$(nproc)" -R "$san_rest" -E "$san_leaks" ||
-  san_rc=$?
-unset LSAN_OPTIONS UBSAN_OPTIONS
+stage_sanitize() {
+  local san_leaks san_rest reports asan found f
+  san_leaks='^(unit_.*|rule|pattern|config|options_readme|io_roundtrip_.*|io_check_output_.*'
+  san_leaks+='|cpu_pattern|cpu_restart|cpu_ref_77x23_p2_dead_B3S23)$'
+  san_rest='^(cpu_.*|bad_inputs|backend_auto|stats_population|progress_batch_log|jobs_render|chunks_sums|chunks_slow)$'
+  build_tree build-san ${GOLMPI_CMAKE_ARGS:-} -DGOLMPI_ENABLE_CUDA=OFF \
+    -DGOLMPI_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  reports=$root/build-san/sanitizer-reports
+  rm -rf "$reports"
+  mkdir -p "$reports"
+  # allocator_may_return_null: golmpi turns a failed allocation into a message, which tests check.
+  # fast_unwind_on_malloc=0: Open MPI and HDF5 are built without frame pointers; the full stack
+  # reaches their frames, which tests/sanitizer.supp names (memory they hold until exit).
+  asan="log_path=$reports/asan:log_exe_name=1:allocator_may_return_null=1"
+  export LSAN_OPTIONS="suppressions=$root/tests/sanitizer.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="log_path=$reports/ubsan:log_exe_name=1:print_stacktrace=1:halt_on_error=1"
+  ASAN_OPTIONS="$asan:detect_leaks=1:fast_unwind_on_malloc=0" run_ctest leaks build-san -R "$san_leaks"
+  ASAN_OPTIONS="$asan:detect_leaks=0" run_ctest rest build-san -R "$san_rest" -E "$san_leaks"
+  found=("$reports"/*)
+  if [[ -e ${found[0]} ]]; then
+    for f in "${found[@]}"; do
+      echo "==== sanitizer report $f"
+      cat "$f"
+    done
+    echo "${#found[@]} sanitizer report(s) in $reports (printed above)" >>"$findings"
+  else
+    echo "sanitizer pass: no reports"
+  fi
+}
 
-found=("$reports"/*)
-if [[ -e ${found[0]} ]]; then
-  for f in "${found[@]}"; do
-    echo "==== sanitizer report $f"
-    cat "$f"
-  done
-  echo "FAILED: ${#found[@]} sanitizer report(s) in $reports (printed above)"
-  san_rc=1
-elif ((san_rc == 0)); then
-  echo "sanitizer pass: no reports"
+stage main stage_main "$@"
+if [[ ${GOLMPI_TEST_SANITIZERS:-1} == 0 ]]; then
+  left_out sanitize "GOLMPI_TEST_SANITIZERS=0"
+else
+  stage sanitize stage_sanitize
 fi
-((rc != 0)) && exit "$rc"
-exit "$san_rc"
+summary

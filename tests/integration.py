@@ -58,7 +58,9 @@ class Runner:
         p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=600,
                            env=self.env)
         if p.returncode == 3 and self.backend == "cuda":
-            raise Skip("no GPU: " + p.stderr.strip().splitlines()[-1])
+            # golmpi's own line, not the banner mpiexec adds after it
+            said = [ln for ln in p.stderr.splitlines() if ln.startswith("golmpi")] or [""]
+            raise Skip("no GPU: " + said[0])
         isa = (self.env or os.environ).get("GOLMPI_CPU_ISA", "")
         if p.returncode == 2 and f"GOLMPI_CPU_ISA={isa}: " in p.stderr and cpu_lacks(isa):
             raise Skip(f"this CPU has no {isa}: " + p.stderr.strip().splitlines()[-1])

@@ -15,3 +15,13 @@ foreach(mode run missing)
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
     RESOURCE_LOCK golmpi_rehearsal LABELS rehearsal)
 endforeach()
+
+# A new user's Debian 12 machine (tests/rehearsal.sh fresh): a bare minbase root, the source tree,
+# scripts/deps.sh and scripts/deps.sh --test from Debian's registry (never cached), then every
+# command and module of scripts/deps.txt found and golmpi and its tests configured with nothing
+# reported missing. Root only, else skipped. About 3 minutes (the packages of the tests: ParaView,
+# clang, Slurm...); the bare root is cached beside the others.
+add_test(NAME rehearsal_fresh_machine
+  COMMAND bash ${GOLMPI_TEST_DIR}/rehearsal.sh fresh ${PROJECT_SOURCE_DIR})
+set_tests_properties(rehearsal_fresh_machine PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
+  RESOURCE_LOCK golmpi_rehearsal LABELS rehearsal)

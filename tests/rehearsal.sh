@@ -1,30 +1,58 @@
 #!/bin/bash
-# The GPU session rehearsed on a bare machine, without a GPU: a minimal Debian 12 root (mmdebstrap)
-# stands in for the GPU machine (no compiler, no Open MPI, no HDF5, no cJSON; python3 with h5py
-# and numpy, cmake and ctest from pip wheels; the CUDA runtime copied from the toolkit in NVIDIA's
-# layout; NCCL from PyPI's nvidia-nccl-cu13 wheel). The session's steps, with scripts/carry.sh:
-# carry the build tree and the packages, install them in the root, and inside it (chroot): ldd of
-# golmpi and golmpi-render with nothing missing; gpu_check.sh --dry-run; GPU_CHECK_NO_PROBE=1
-# gpu_check.sh --parts env with the CUDA runtime and NCCL versions golmpi loads; 2-rank CPU runs
-# under the carried mpirun whose frames the root's h5py checks against tests/reference.py.
+# Two machines rehearsed on minimal Debian 12 roots (mmdebstrap minbase), without a GPU.
 #
-#   tests/rehearsal.sh run SRC BUILD       the rehearsal; exit 0 when every step passed
+# The GPU session: a root stands in for the GPU machine (no compiler, no Open MPI, no HDF5, no
+# cJSON; python3 with h5py and numpy, cmake and ctest from pip wheels; the CUDA runtime copied from
+# the toolkit in NVIDIA's layout; NCCL from PyPI's nvidia-nccl-cu13 wheel). The session's steps,
+# with scripts/carry.sh: carry the build tree and the packages, install them in the root, and
+# inside it (chroot): ldd of golmpi and golmpi-render with nothing missing; gpu_check.sh --dry-run;
+# GPU_CHECK_NO_PROBE=1 gpu_check.sh --parts env with the CUDA runtime and NCCL versions golmpi
+# loads; 2-rank CPU runs under the carried mpirun whose frames the root's h5py checks against
+# tests/reference.py.
+#
+# A new user's machine: a bare root (nothing but minbase) and the source tree. Inside it:
+# scripts/deps.sh, then every `run` and base command of scripts/deps.txt is found, and the
+# README's quick start (scripts/run.sh with a small job, source env.sh) puts golmpi, golmpi-render
+# and golmpi-view on PATH and `man golmpi` works; scripts/deps.sh --test, then every command and
+# Python module of scripts/deps.txt is found (tests/test_deps_list.py installed) and the tests
+# configure with nothing reported missing. The packages come from Debian's registry each time.
+#
+#   tests/rehearsal.sh run SRC BUILD       the GPU session; exit 0 when every step passed
 #   tests/rehearsal.sh missing SRC BUILD   the same with one package left out of the carry (the
 #                                          owner of the last library golmpi names that the bare
 #                                          root lacks): passes when the rehearsal fails naming it
-#   tests/rehearsal.sh inside SRC          (run by the two above, in the chroot)
+#   tests/rehearsal.sh fresh SRC           the new user's machine
+#   tests/rehearsal.sh inside|inside-fresh SRC   (run by the above, in the chroot)
 #
-# Exit 77 (skipped) when not root (chroot and mounts need it). The root and the wheels are cached
-# in GOLMPI_REHEARSAL_CACHE (default ~/.cache/golmpi/rehearsal), keyed by what they hold; a run
-# works on an overlay (or a copy) of the cached root in a private mount namespace, so its mounts
-# end with it, also when it is killed. Needs mmdebstrap (scripts/deps.sh --test) and, on a cold
-# cache, Debian's registry and PyPI.
-set -euo pipefail
+# Exit 77 (skipped) when not root (chroot and mounts need it). Any failure stops the rehearsal
+# with one line, "rehearsal: FAIL: ...", naming it. The roots and the wheels are cached in
+# GOLMPI_REHEARSAL_CACHE (default ~/.cache/golmpi/rehearsal; about 1.5 GB: the two roots, the
+# stand-in and the wheels), keyed by what they hold; `rm -rf ~/.cache/golmpi` clears it. A run
+# works on an overlay (or a copy) of a cached root in a private mount namespace, so its mounts
+# end with it, also when it is killed, and nothing it installs is kept. Needs mmdebstrap
+# (scripts/deps.sh --test) and, on a cold cache, Debian's registry and PyPI; `fresh` needs the
+# registry every time.
+set -eEuo pipefail
+# command substitutions stop at their first failure too (a `fail` inside $(...) ends the script)
+shopt -s inherit_errexit
 SUITE=bookworm
-DEBIAN_PKGS=(python3)
 WHEELS=(h5py numpy cmake nvidia-nccl-cu13)
 say() { echo "rehearsal: $*" >&2; }
-fail() { echo "rehearsal: FAIL: $*" >&2; exit 1; }
+# One line for the first failure, also when it happened in a command substitution or a subshell,
+# whose callers then fail in turn: the first to say it marks it said (a file: shared by subshells).
+said=${REHEARSAL_SAID:-$(mktemp -u "${TMPDIR:-/tmp}/rehearsal-said.XXXXXX")}
+export REHEARSAL_SAID=$said
+fail() {
+  [[ -e $said ]] || echo "rehearsal: FAIL: $*" >&2
+  : >"$said"
+  exit 1
+}
+on_err() {
+  local rc=$?
+  [[ -e $said ]] || echo "rehearsal: FAIL: $BASH_COMMAND (exit $rc)" >&2
+  : >"$said"
+}
+trap on_err ERR
 
 # Inside the root --------------------------------------------------------------------------------
 
@@ -50,6 +78,7 @@ print(sys.version.split()[0], "h5py", h5py.__version__, "numpy", numpy.__version
   if ((bad)); then
     # what the session would see next: gpu_check's own check of the libraries
     GPU_CHECK_NO_PROBE=1 bash scripts/gpu_check.sh --parts env >/dev/null || true
+    : >"$said"
     exit 1
   fi
   rc=0
@@ -79,22 +108,85 @@ print(sys.version.split()[0], "h5py", h5py.__version__, "numpy", numpy.__version
   say "[root] PASS"
 }
 
+# missing_commands WHEN: the commands of scripts/deps.txt's WHEN lines that are not found here
+missing_commands() {
+  local w missing=()
+  for w in $(awk -v when="$1" '!/^#/ && $2 == when { for (i = 3; i <= NF; i++) print $i }' \
+      scripts/deps.txt); do
+    [[ $w == py:* ]] || command -v "$w" >/dev/null || missing+=("$w")
+  done
+  echo "${missing[*]}"
+}
+
+# configure_says DIR ARGS...: configure golmpi into DIR; print what the configure step reports
+# missing (NVTX comes with the CUDA toolkit, which no Debian package of ours brings)
+configure_says() {
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" "$@" >"$dir.log" 2>&1 || { tail -30 "$dir.log" >&2; fail "cmake -S . -B $dir $*"; }
+  grep -iE "not found|could not find|no python|will report skipped|not registered|will fail" "$dir.log" |
+    grep -v "NVTX3 headers not found" || true
+}
+
+inside_fresh() {
+  local src=$1 t0=$SECONDS b missing said_now pkg page
+  cd "$src"
+  export PATH=$PATH:/usr/sbin:/sbin
+  say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), $(dpkg-query -W | wc -l) packages"
+  for b in python3 gcc cmake mpirun; do
+    ! command -v "$b" >/dev/null || fail "the bare root has $b before scripts/deps.sh: not bare"
+  done
+  missing=$(missing_commands base)
+  [[ -z $missing ]] || fail "a bare Debian root lacks $missing, which scripts/deps.txt lists as base"
+  bash scripts/deps.sh >/tmp/deps.log 2>&1 ||
+    { tail -30 /tmp/deps.log >&2; fail "scripts/deps.sh in the bare root (log above)"; }
+  say "[root] scripts/deps.sh: $(dpkg-query -W | wc -l) packages ($((SECONDS - t0)) s)"
+  missing=$(missing_commands run)
+  [[ -z $missing ]] || fail "after scripts/deps.sh, not found: $missing"
+  # the README's quick start with what scripts/deps.sh installed, a small main job
+  GOLMPI_SIZE=256 GOLMPI_STEPS=20 GOLMPI_RANKS=2 GOLMPI_CMAKE_ARGS="-DBUILD_TESTING=OFF" \
+    bash scripts/run.sh >/tmp/run.log 2>&1 || { tail -30 /tmp/run.log >&2; fail "scripts/run.sh (log above)"; }
+  # shellcheck source=/dev/null
+  source install/share/golmpi/env.sh
+  for b in golmpi golmpi-render golmpi-view; do
+    [[ $(command -v "$b") == "$src/install/bin/$b" ]] || fail "after env.sh, $b is '$(command -v "$b")'"
+  done
+  page=$(man golmpi 2>&1) || fail "man golmpi after env.sh: $page"
+  grep -q "^GOLMPI(1)" <<<"$page" || fail "man golmpi after env.sh shows no GOLMPI(1): ${page:0:200}"
+  say "[root] after scripts/deps.sh: the quick start, golmpi, golmpi-render, golmpi-view and man golmpi ($((SECONDS - t0)) s)"
+  bash scripts/deps.sh --test >/tmp/deps-test.log 2>&1 ||
+    { tail -30 /tmp/deps-test.log >&2; fail "scripts/deps.sh --test in the bare root (log above)"; }
+  say "[root] scripts/deps.sh --test: $(dpkg-query -W | wc -l) packages ($((SECONDS - t0)) s)"
+  for pkg in $(bash scripts/deps.sh --list --test); do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+      fail "scripts/deps.sh --test did not install $pkg"
+  done
+  python3 tests/test_deps_list.py installed . >&2 ||
+    fail "after scripts/deps.sh --test, commands or modules the tests need are missing (above)"
+  said_now=$(configure_says /tmp/b-test -DGOLMPI_ENABLE_CUDA=OFF)
+  [[ -z $said_now ]] || fail "the tests configure with something missing after scripts/deps.sh --test: $said_now"
+  say "[root] PASS: every command and module of scripts/deps.txt found, the tests configure with nothing missing ($((SECONDS - t0)) s)"
+}
+
 # Outside: the cache --------------------------------------------------------------------------
 
 cache_dir() { echo "${GOLMPI_REHEARSAL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/golmpi/rehearsal}"; }
 
-# debian_root: the path of the cached minimal Debian root, built once per package list
+# debian_root [PKG...]: the path of the cached minimal Debian root with these packages, built once
+# per package list
 debian_root() {
-  local cache key dir tmp
+  local cache key dir tmp include=()
   cache=$(cache_dir)
-  key=$(printf '%s ' "$SUITE" minbase "${DEBIAN_PKGS[@]}" | sha256sum | cut -c1-12)
+  key=$(printf '%s ' "$SUITE" minbase "$@" | sha256sum | cut -c1-12)
   dir=$cache/debian-$SUITE-$key
+  (($# == 0)) || include=(--include="$(IFS=,; echo "$*")")
   if [[ ! -d $dir ]]; then
     command -v mmdebstrap >/dev/null || fail "no mmdebstrap (scripts/deps.sh --test installs it)"
+    mkdir -p "$cache"
     tmp=$(mktemp -d "$cache/tmp.XXXXXX")
-    say "building the Debian $SUITE root (${DEBIAN_PKGS[*]}) with mmdebstrap, into $dir"
-    mmdebstrap --quiet --mode=root --variant=minbase --include="$(IFS=,; echo "${DEBIAN_PKGS[*]}")" \
-      "$SUITE" "$tmp/root" >&2 || { rm -rf --one-file-system "$tmp"; fail "mmdebstrap $SUITE"; }
+    say "building the Debian $SUITE root (minbase${*:+, $*}) with mmdebstrap, into $dir"
+    mmdebstrap --quiet --mode=root --variant=minbase "${include[@]}" "$SUITE" "$tmp/root" >&2 ||
+      { rm -rf --one-file-system "$tmp"; fail "mmdebstrap $SUITE"; }
     mv "$tmp/root" "$dir"
     rmdir "$tmp"
   fi
@@ -144,7 +236,7 @@ PY
 # stand_in ROOT: the cached root with the wheels and the CUDA runtime, as the GPU machine has them
 stand_in() {
   local base pyver site whl cache key dir tmp cudart real ver libdir
-  base=$(debian_root)
+  base=$(debian_root python3)
   pyver=$(basename "$(ls -d "$base"/usr/lib/python3.[0-9]* | head -1)")
   pyver=${pyver#python}
   cudart=""
@@ -179,7 +271,56 @@ stand_in() {
   echo "$dir"
 }
 
-# rehearse SRC BUILD [PKG_LEFT_OUT]: the whole rehearsal; its exit status
+# in_root LOWER MODE SRC [BUILD CARRY]: `rehearsal.sh MODE` in a chroot on an overlay of LOWER
+# (files written there are dropped), with the source tree at /work/golmpi, and the build tree and
+# the carried packages (/carry) when given. Uses $work, which it fills.
+in_root() {
+  mkdir -p "$work/upper" "$work/ovl" "$work/root"
+  unshare --mount --propagation private bash -euo pipefail -c '
+    lower=$1 work=$2 mode=$3 src=$4 build=${5:-} carry=${6:-} root=$2/root
+    cleanup() {
+      for m in tmp dev/shm dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
+      umount -l "$root" 2>/dev/null || true
+    }
+    trap cleanup EXIT
+    if ! mount -t overlay overlay -o "lowerdir=$lower,upperdir=$work/upper,workdir=$work/ovl" \
+      "$root" 2>/dev/null; then
+      cp -a "$lower/." "$root/"
+    fi
+    mkdir -p "$root/work/golmpi"
+    tar -C "$src" --exclude=./.git --exclude="./build*" --exclude="*.h5" --exclude="*.xmf" \
+      --exclude=__pycache__ --exclude=./install --exclude=./runs -cf - . | tar -C "$root/work/golmpi" -xf -
+    if [[ -n $build ]]; then
+      mkdir -p "$root/work/golmpi/build"
+      # other tests run beside this one and write in the build tree (the fuzz corpora, scratch
+      # outputs): those are not the build a GPU session carries, and a file they change or remove
+      # while it is read is no error of the carry (GNU tar then exits 1, "some files differ")
+      { tar -C "$build" --exclude="*.h5" --exclude="*.h5.part" --exclude="*.xmf" \
+          --exclude=./Testing --exclude=./tests/fuzz --exclude=./test-results --ignore-failed-read \
+          --warning=no-file-changed --warning=no-file-removed -cf - . || (($? == 1)); } |
+        tar -C "$root/work/golmpi/build" -xf -
+    fi
+    if [[ -n $carry ]]; then mkdir -p "$root/carry" && cp -a "$carry/." "$root/carry/"; fi
+    # the registry by name, as on the machine itself
+    cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+    mount -t proc proc "$root/proc"
+    mount --bind /sys "$root/sys"
+    mount --bind /dev "$root/dev"
+    mount -t tmpfs -o size=1g tmpfs "$root/dev/shm"
+    mount -t tmpfs -o size=2g tmpfs "$root/tmp"
+    chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      HOME=/root TMPDIR=/tmp LANG=C.UTF-8 REHEARSAL_CUDA="${REHEARSAL_CUDA:-}" \
+      bash /work/golmpi/tests/rehearsal.sh "$mode" /work/golmpi
+  ' rehearsal "$1" "$work" "${@:2}" || { : >"$said"; return 1; } # the root said why
+}
+
+# a fresh work directory for in_root, removed on exit (the mounts live in their own namespace:
+# nothing of them outlives it, so this removes files only)
+new_work() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/rehearsal.XXXXXX")
+}
+
+# rehearse SRC BUILD [PKG_LEFT_OUT]: the GPU session's rehearsal; its exit status
 rehearse() {
   local src build omit=${3:-} lower carry bins=() t0=$SECONDS
   src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
@@ -195,62 +336,56 @@ rehearse() {
   lower=$(stand_in)
   flock -u 9
   say "stand-in ready ($((SECONDS - t0)) s)"
-  # global: the EXIT trap needs it after this function has returned
-  work=$(mktemp -d "${TMPDIR:-/tmp}/rehearsal.XXXXXX")
-  # the mounts live in their own namespace: nothing of them outlives it, so this removes files only
-  trap 'rm -rf --one-file-system "$work"' EXIT
+  new_work
   carry=$work/carry
   # exactly the session's carry: the packages golmpi's binaries need, read from the binaries
   bash "$src/scripts/carry.sh" download "$carry" "${bins[@]}" ${omit:+--exclude "$omit"} 2>&1 |
     sed 's/^/rehearsal: [host] /' >&2
   [[ -f $carry/MANIFEST ]] || fail "carry.sh download wrote no MANIFEST"
   say "carried $(wc -l <"$carry/MANIFEST") packages ($((SECONDS - t0)) s)"
-  mkdir -p "$work/upper" "$work/ovl" "$work/root"
-  unshare --mount --propagation private bash -euo pipefail -c '
-    lower=$1 work=$2 src=$3 build=$4 me=$5 root=$2/root
-    cleanup() {
-      for m in tmp dev/shm dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
-      umount -l "$root" 2>/dev/null || true
-    }
-    trap cleanup EXIT
-    if ! mount -t overlay overlay -o "lowerdir=$lower,upperdir=$work/upper,workdir=$work/ovl" \
-      "$root" 2>/dev/null; then
-      cp -a "$lower/." "$root/"
-    fi
-    mkdir -p "$root/work/golmpi/build" "$root/carry"
-    tar -C "$src" --exclude=./.git --exclude="./build*" --exclude="*.h5" --exclude="*.xmf" \
-      --exclude=__pycache__ -cf - . | tar -C "$root/work/golmpi" -xf -
-    # other tests run beside this one and write in the build tree (the fuzz corpora, scratch
-    # outputs): those are not the build a GPU session carries, and a file they change or remove
-    # while it is read is no error of the carry (GNU tar then exits 1, "some files differ")
-    { tar -C "$build" --exclude="*.h5" --exclude="*.h5.part" --exclude="*.xmf" \
-        --exclude=./Testing --exclude=./tests/fuzz --ignore-failed-read \
-        --warning=no-file-changed --warning=no-file-removed -cf - . || (($? == 1)); } |
-      tar -C "$root/work/golmpi/build" -xf -
-    cp -a "$work/carry/." "$root/carry/"
-    mount -t proc proc "$root/proc"
-    mount --bind /sys "$root/sys"
-    mount --bind /dev "$root/dev"
-    mount -t tmpfs -o size=1g tmpfs "$root/dev/shm"
-    mount -t tmpfs -o size=2g tmpfs "$root/tmp"
-    chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-      HOME=/root TMPDIR=/tmp LANG=C.UTF-8 REHEARSAL_CUDA="$REHEARSAL_CUDA" bash /work/golmpi/tests/rehearsal.sh inside \
-      /work/golmpi
-  ' rehearsal "$lower" "$work" "$src" "$build" "$0" || return 1
+  in_root "$lower" inside "$src" "$build" "$carry"
   say "PASS in $((SECONDS - t0)) s"
 }
 
-(($# >= 2)) || { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+# fresh SRC: the new user's machine
+fresh() {
+  local src lower t0=$SECONDS
+  src=$(cd "$1" && pwd)
+  mkdir -p "$(cache_dir)"
+  exec 9>"$(cache_dir)/lock"
+  flock 9
+  lower=$(debian_root)
+  flock -u 9
+  say "bare root ready ($((SECONDS - t0)) s)"
+  new_work
+  in_root "$lower" inside-fresh "$src"
+  say "PASS in $((SECONDS - t0)) s"
+}
+
+(($# >= 2)) || { sed -n '2,/^set -eEuo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 mode=$1
 shift
+work=""
+if [[ -z ${REHEARSAL_OWNER:-} ]]; then
+  # the process that made the marker and the work directory removes them
+  export REHEARSAL_OWNER=$$
+  trap 'rm -f "$said"; [[ -z $work ]] || rm -rf --one-file-system "$work"' EXIT
+fi
 case $mode in
 inside) inside "$1" ;;
+inside-fresh) inside_fresh "$1" ;;
+fresh)
+  (($# == 1)) || fail "fresh needs SRC"
+  if [[ $(id -u) != 0 ]]; then echo "SKIP: the rehearsal needs root (chroot, mount)"; exit 77; fi
+  fresh "$1"
+  echo PASS
+  ;;
 run | missing)
   (($# == 2)) || fail "$mode needs SRC and BUILD"
   if [[ $(id -u) != 0 ]]; then echo "SKIP: the rehearsal needs root (chroot, mount)"; exit 77; fi
   if [[ $mode == run ]]; then rehearse "$1" "$2"; echo PASS; exit 0; fi
   # the last library golmpi names that the bare root lacks, and the package that owns it here
-  base=$(debian_root)
+  base=$(debian_root python3)
   lib="" pkg=""
   for l in $(readelf -d "$2/golmpi" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     [[ -n $(find "$base" -name "$l" -print -quit 2>/dev/null) ]] && continue
@@ -261,15 +396,28 @@ run | missing)
   done
   [[ -n $pkg ]] || fail "golmpi names no library that a Debian package owns and the bare root lacks"
   say "leaving $pkg ($lib) out of the carry: the rehearsal must fail naming $lib"
-  rc=0
-  (rehearse "$1" "$2" "$pkg") >"${TMPDIR:-/tmp}/rehearsal-missing.$$" 2>&1 || rc=$?
-  out=$(cat "${TMPDIR:-/tmp}/rehearsal-missing.$$")
-  rm -f "${TMPDIR:-/tmp}/rehearsal-missing.$$"
+  log=$(mktemp "${TMPDIR:-/tmp}/rehearsal-missing.XXXXXX")
+  # a rehearsal of its own, which stops at its first failure (not in a condition, where errexit
+  # would be off) and says it with a marker of its own
+  set +e
+  trap - ERR
+  (
+    set -e
+    said=$(mktemp -u "${TMPDIR:-/tmp}/rehearsal-said.XXXXXX")
+    trap on_err ERR
+    trap 'rm -f "$said"; [[ -z $work ]] || rm -rf --one-file-system "$work"' EXIT
+    rehearse "$1" "$2" "$pkg"
+  ) >"$log" 2>&1
+  rc=$?
+  trap on_err ERR
+  set -e
+  out=$(cat "$log")
+  rm -f "$log"
   echo "$out" | tail -30
   ((rc != 0)) || fail "the rehearsal passed without $pkg"
   grep -q "golmpi cannot load .*$lib" <<<"$out" || fail "no message naming $lib from ldd"
   grep -q "^gpu_check: .*$lib" <<<"$out" || fail "gpu_check.sh did not name $lib"
   echo "PASS: without $pkg the rehearsal fails naming $lib"
   ;;
-*) fail "unknown mode $mode (run, missing)" ;;
+*) fail "unknown mode $mode (run, missing, fresh)" ;;
 esac

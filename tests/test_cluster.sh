@@ -19,7 +19,8 @@
 # GOLMPI_CLUSTER_KEEP=1 keeps the temp dir (the cluster itself is always taken down),
 # GOLMPI_CLUSTER_ONLY=slurm|mpirun|lose|requeue|cut runs one part (after the cluster is up),
 # GOLMPI_CLUSTER_FAULTS=0 leaves out the fault parts (lose, requeue, cut; about 4 minutes).
-# Exit 77 (skip) only where network namespaces cannot be made (not root, no ip netns, no unshare).
+# Exit 77 (skip) only where network namespaces cannot be made (not root, no permission); a missing
+# ip, nsenter or unshare fails.
 set -uo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
 
@@ -42,7 +43,11 @@ skip() {
 
 # ---- can this machine make the nodes? --------------------------------------------------------
 [[ "$(id -u)" == 0 ]] || skip "network namespaces and Slurm daemons need root"
-for c in ip nsenter unshare; do command -v "$c" >/dev/null || skip "'$c' not found: no namespaces"; done
+# a missing command is a missing package (scripts/deps.txt), which fails; only a machine that
+# cannot make namespaces skips
+for c in ip nsenter unshare; do
+    command -v "$c" >/dev/null || die "'$c' not found (iproute2, util-linux: scripts/deps.sh --test installs them)"
+done
 probe=gcprobe$$
 ip netns add "$probe" 2>/tmp/golmpi-netns-probe.$$ || {
     reason=$(cat /tmp/golmpi-netns-probe.$$)

@@ -26,8 +26,8 @@ belongs to) with a small main job (GOLMPI_SIZE, GOLMPI_STEPS, GOLMPI_RANKS, whic
 names) and no tests built, checks that golmpi and golmpi-render come from the prefix the script
 installed into, that the job wrote into a run directory of its own that git ignores and said
 where and how large, and that a second `bash scripts/run.sh` works too; then it runs the blocks
-from the clone's root with the PATH the `source` line gave, the examples-large mpirun line too
-(made short: `--steps 4 --no-output` appended).
+from an empty directory outside the clone with the environment the `source` line gave (PATH,
+GOLMPI_SHARE), the examples-large mpirun line too (made short: `--steps 4 --no-output` appended).
 
     test_readme.py --fresh-clone --readme README.md
 """
@@ -227,10 +227,14 @@ def fresh_clone_setup(args, work):
     check_run_dir(clone, out, seen)
     if not re.search(r"^  source install/share/golmpi/env\.sh$", out, re.M):
         fail("scripts/run.sh does not end with the README's line 'source install/share/golmpi/env.sh'")
-    for tool in ("golmpi", "golmpi-render"):
+    for tool in ("golmpi", "golmpi-render", "golmpi-view"):
         where = shutil.which(tool, path=env["PATH"])
         if where != os.path.join(clone, "install", "bin", tool):
             fail(f"after the quick start, {tool} on PATH is {where}, not the installed one")
+    page = subprocess.run(["man", "-w", "golmpi"], env=env, capture_output=True, text=True)
+    if page.stdout.strip() != os.path.join(clone, "install", "share", "man", "man1", "golmpi.1"):
+        fail(f"after the quick start, man -w golmpi gives {page.stdout.strip()!r} {page.stderr.strip()}")
+    print("ok: golmpi, golmpi-render and golmpi-view on PATH, man golmpi, all from install/")
     pybin = os.path.join(work, "pybin")  # python3 with h5py, as in the other mode
     os.makedirs(pybin)
     os.symlink(sys.executable, os.path.join(pybin, "python3"))
@@ -245,7 +249,14 @@ def fresh_clone_setup(args, work):
     print("ok: a second run of scripts/run.sh works, into a directory of its own")
     args.golmpi = os.path.join(clone, "install", "bin", "golmpi")
     args.render = os.path.join(clone, "install", "bin", "golmpi-render")
-    return clone, env
+    if env.get("GOLMPI_SHARE") != os.path.join(clone, "install", "share", "golmpi"):
+        fail(f"after the quick start, GOLMPI_SHARE is {env.get('GOLMPI_SHARE')!r}, not the installed "
+             "share/golmpi")
+    # the blocks from a directory of the user's own, away from the clone: the README's examples
+    # hold from any directory
+    elsewhere = os.path.join(work, "elsewhere")
+    os.makedirs(elsewhere)
+    return elsewhere, env
 
 
 def scratch_env(args, work):
@@ -260,8 +271,14 @@ def scratch_env(args, work):
     src = os.path.dirname(os.path.abspath(args.readme))
     for d in ("tests", "bench", "jobs", "scripts"):
         os.symlink(os.path.join(src, d), os.path.join(work, d))
+    # what env.sh names GOLMPI_SHARE once installed, from the source tree
+    share = os.path.join(work, ".share")
+    os.makedirs(share)
+    for installed, d in (("patterns", "tests/patterns"), ("jobs", "jobs"), ("bench", "bench")):
+        os.symlink(os.path.join(src, d), os.path.join(share, installed))
     env = user_env()
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    env["GOLMPI_SHARE"] = share
     return env
 
 
@@ -294,7 +311,6 @@ def check_after(name, code, out, work, env, args):
         # the same snippet on packed frames: the case the README once got wrong
         packed = os.path.join(work, "packed")
         os.makedirs(packed)
-        os.symlink(os.path.join(work, "tests"), os.path.join(packed, "tests"))
         gun = re.search(r"^mpirun .*\n?.*--output gun\.h5$", README_TEXT, re.M)
         if not gun:
             fail("output-h5py: the README has no 'mpirun ... --output gun.h5' example to run packed")
@@ -329,7 +345,8 @@ def help_example(args, work, env):
     cmd = m.group(1).replace("\\\n", " ")
     d = os.path.join(work, "help")
     os.makedirs(d)
-    os.symlink(os.path.join(work, "tests"), os.path.join(d, "tests"))
+    os.symlink(os.path.join(os.path.dirname(os.path.abspath(args.readme)), "tests"),
+               os.path.join(d, "tests"))
     print(f"--- golmpi --help example ---\n{cmd}", flush=True)
     if subprocess.run(["bash", "-c", cmd], cwd=d, env=env).returncode != 0:
         fail(f"golmpi --help's example fails: {cmd}")

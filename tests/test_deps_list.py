@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""scripts/deps.txt against what the scripts and tests run.
+
+  test_deps_list.py sources SRC     every command and Python module that the tests' sources
+                                    (tests/, and the scripts/, jobs/ and tools they run) call is
+                                    in scripts/deps.txt, and every command there is still called
+  test_deps_list.py installed SRC   every command and module of scripts/deps.txt is here (what
+                                    `scripts/deps.sh --test` installs): exit 1 naming the package
+  test_deps_list.py list SRC        the commands and modules found in the sources, and where
+
+The commands are read from the sources, not run: in shell, the first word of each simple command
+(after the wrappers sudo, env, timeout, exec, nohup, time), outside quotes (a `bash -c '...'` and a
+"$(...)" are code); in Python, the first word of a literal argument list (`run(["mount", ...])`)
+and `shutil.which("x")`; in CMake, the first word after COMMAND and the bracketed shell scripts.
+Python modules are those imported that are neither the standard library's nor the tests' own.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# Shell words that are no program: keywords and builtins
+SHELL_WORDS = set("""
+if then else elif fi for in do done while until case esac function select time coproc
+alias bg bind break builtin caller cd command compgen complete continue declare dirs disown echo
+enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout
+mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test
+times trap true type typeset ulimit umask unalias unset wait
+""".split())
+# Wrappers: the command they run is the word after their options
+WRAPPERS = {"sudo", "exec", "nohup", "time", "command", "env", "timeout", "nice", "setsid"}
+# the end of a line that continues on the next (a backslash, a quoted literal's line break)
+CONTINUED = " \x01\n"
+COMMAND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
+
+
+def read_list(src):
+    """scripts/deps.txt: {word: (package, when)}"""
+    words = {}
+    with open(os.path.join(src, "scripts", "deps.txt")) as f:
+        for line in f:
+            fields = line.split("#", 1)[0].split()
+            if fields:
+                for w in fields[2:]:
+                    words[w] = (fields[0], fields[1])
+    return words
+
+
+# Shell ---------------------------------------------------------------------------------------
+
+def closing(text, k, open_="(", close=")"):
+    """the index just past the bracket that closes the one before k, quotes skipped"""
+    depth, n = 1, len(text)
+    while k < n and depth:
+        c = text[k]
+        if c in "'\"":
+            q = k + 1
+            while q < n and text[q] != c:
+                q += 2 if c == '"' and text[q] == "\\" else 1
+            k = q
+        elif c == "\\":
+            k += 1
+        elif c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+        k += 1
+    return min(k, n)
+
+
+def shell_code(text, line, subs):
+    """The text with comments, heredoc bodies and quoted literals blanked, one "_" for each
+    substitution ($(...), <(...), `...`, a `sh -c '...'`), whose code goes to subs as
+    (first line, code) with its own substitutions after it"""
+    out, i, n = [], 0, len(text)
+    heredocs = []
+
+    def blank(j, k):
+        # the lines a literal spans stay lines (for the line numbers), marked as one
+        return "_" + CONTINUED * text.count("\n", j, k)
+
+    def sub(j, k):
+        subs.append((line + text.count("\n", 0, j), shell_code(text[j:k], line + text.count("\n", 0, j), subs)))
+
+    while i < n:
+        c = text[i]
+        if c == "\n" and heredocs:
+            # skip each pending heredoc's body, up to its delimiter line
+            start = i
+            for delim in heredocs:
+                end = re.compile(r"\n\t*" + re.escape(delim) + r"[ \t]*(?=\n|$)").search(text, i)
+                i = end.end() if end else n
+            heredocs = []
+            out.append("\n" * (text.count("\n", start, i) or 1))
+            continue
+        if text.startswith("((", i) or text.startswith("$((", i):
+            # arithmetic: no command in it
+            k = closing(text, text.index("((", i) + 2)
+            k = closing(text, k) if k < n and text[k - 1] == ")" and text[k:k + 1] == ")" else k
+            out.append(" " + blank(i, k) + " ")
+            i = k
+            continue
+        if text.startswith(("$(", "<(", ">("), i):
+            k = closing(text, i + 2)
+            sub(i + 2, k - 1)
+            out.append(" " + blank(i, k) + " ")
+            i = k
+            continue
+        if text.startswith("${", i):
+            k = closing(text, i + 2, "{", "}")
+            out.append(blank(i, k))
+            i = k
+            continue
+        if c == "`":
+            k = text.find("`", i + 1)
+            k = n if k < 0 else k
+            sub(i + 1, k)
+            out.append(blank(i, k))
+            i = k + 1
+            continue
+        if c == "(" and i > 0 and text[i - 1] == "=":
+            # an array's words
+            k = closing(text, i + 1)
+            out.append(blank(i, k))
+            i = k
+            continue
+        if c == "#" and (i == 0 or text[i - 1] in " \t\n;(|&"):
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if c == "\\" and i + 1 < n:
+            out.append(CONTINUED if text[i + 1] == "\n" else "_")
+            i += 2
+            continue
+        if text.startswith("<<", i) and not text.startswith("<<<", i):
+            m = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1").match(text, i)
+            if m:
+                heredocs.append(m.group(2))
+                out.append(" _ ")
+                i = m.end()
+                continue
+        if c == "'":
+            k = text.find("'", i + 1)
+            k = n if k < 0 else k
+            if re.search(r"\b(ba)?sh\b[^;|&\n]*\s-c\s*$", "".join(out[-200:])):
+                sub(i + 1, k)
+            out.append(blank(i, k))
+            i = k + 1
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                if text[j] == "\\":
+                    j += 2
+                    continue
+                if text.startswith("$((", j):
+                    j = closing(text, closing(text, j + 3))
+                    continue
+                if text.startswith("$(", j):
+                    k = closing(text, j + 2)
+                    sub(j + 2, k - 1)
+                    j = k
+                    continue
+                if text[j] == "`":
+                    k = text.find("`", j + 1)
+                    k = n if k < 0 else k
+                    sub(j + 1, k)
+                    j = k
+                j += 1
+            out.append(blank(i, j))
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def simple_commands(code, line, defined):
+    """(word, line) for the first word of each simple command of code"""
+    found = []
+    in_case = 0
+    lines, first = [], None
+    for lineno, text in enumerate(code.split("\n"), line):
+        first = lineno if first is None else first
+        lines.append(text)
+        if text.endswith(CONTINUED[:-1]):
+            continue
+        text, lineno, lines, first = " ".join(lines), first, [], None
+        # a case's patterns are no commands
+        in_case += len(re.findall(r"\bcase\b.*\bin\b", text)) - len(re.findall(r"\besac\b", text))
+        if in_case > 0 or re.search(r"\bcase\b", text):
+            text = re.sub(r"^\s*\(?[^()$]*\)|\bin\s+\(?[^()$;]*\)", " ", text)
+        for part in re.split(r"\|\||&&|[|;&(){}]|\bthen\b|\bdo\b|\belse\b", text):
+            words = part.split()
+            while words:
+                w = words[0]
+                if w in ("!", "if", "elif", "while", "until", "time") or re.match(r"\w+(\[.*\])?\+?=", w):
+                    words = words[1:]
+                    continue
+                if re.match(r"\d*[<>]", w):
+                    words = words[2:] if re.fullmatch(r"\d*[<>]+&?", w) else words[1:]
+                    continue
+                if w in WRAPPERS:
+                    if w == "command" and len(words) > 1 and words[1].startswith("-"):
+                        words = []
+                        break
+                    words = words[1:]
+                    while words and (words[0].startswith("-") or "=" in words[0]
+                                     or (w == "timeout" and re.fullmatch(r"[\d.]+[smh]?", words[0]))):
+                        words = words[2:] if w == "env" and words[0] == "-u" else words[1:]
+                    continue
+                break
+            if not words:
+                continue
+            w = words[0]
+            if re.match(r"/(usr/)?s?bin/[^/$]+$", w):
+                w = os.path.basename(w)
+            if w in ("for", "case", "in", "esac", "done", "fi", "select"):
+                continue
+            if COMMAND_WORD.fullmatch(w) and w not in SHELL_WORDS and w not in defined:
+                found.append((w, lineno))
+    # `for c in a b c; do command -v "$c"`: the programs a script looks for
+    for m in re.finditer(r"for (\w+) in ([\w .+-]+); do[^\n]*command -v \"?\$\{?\1\b", code):
+        found += [(w, line + code.count("\n", 0, m.start())) for w in m.group(2).split()]
+    return found
+
+
+def shell_commands(text, line=1):
+    """(word, line) for the first word of each simple command in a shell script"""
+    subs = []
+    code = shell_code(text, line, subs)
+    defined = set(re.findall(r"(?m)^\s*(?:function\s+)?([A-Za-z_][A-Za-z0-9_-]*)\s*\(\)",
+                             "\n".join([code] + [sub for _, sub in subs])))
+    found = simple_commands(code, line, defined)
+    for first, sub in subs:
+        found += simple_commands(sub, first, defined)
+    return found
+
+
+# Python, CMake --------------------------------------------------------------------------------
+
+def python_commands(text):
+    found = []
+    for m in re.finditer(r"(?:\w\(\s*\[\s*|shutil\.which\(\s*)[\"']([A-Za-z][A-Za-z0-9_.+-]*)[\"']", text):
+        found.append((m.group(1), text.count("\n", 0, m.start()) + 1))
+    return found
+
+
+def python_modules(text, own):
+    found = []
+    stdlib = set(sys.stdlib_module_names)
+    for m in re.finditer(r"(?m)^\s*(?:import\s+([\w., ]+?)(?:\s+as\s+\w+)?|from\s+([\w.]+)\s+import\b.*)\s*(?:#.*)?$",
+                         text):
+        names = [m.group(2)] if m.group(2) else [x.split()[0] for x in m.group(1).split(",")]
+        for name in names:
+            top = name.split(".")[0]
+            if top and top not in stdlib and top not in own:
+                found.append(("py:" + top, text.count("\n", 0, m.start()) + 1))
+    return found
+
+
+def cmake_commands(text):
+    found = []
+    text = re.sub(r"(?m)#.*$", "", text)
+    for m in re.finditer(r"\bCOMMAND\s+([A-Za-z][A-Za-z0-9_.+-]*)", text):
+        found.append((m.group(1), text.count("\n", 0, m.start()) + 1))
+    for m in re.finditer(r"\[(=*)\[(.*?)\]\1\]", text, re.S):
+        found += shell_commands(m.group(2), text.count("\n", 0, m.start(2)) + 1)
+    return found
+
+
+# The sources -----------------------------------------------------------------------------------
+
+def sources(src):
+    """the files whose commands the tests run: tests/, scripts/, jobs/, tools/golmpi-view and the
+    plotting tools the tests call"""
+    top = ("tests", "scripts", "jobs")
+    files = [os.path.relpath(os.path.join(d, f), src) for t in top
+             for d, _, fs in os.walk(os.path.join(src, t)) for f in fs if "__pycache__" not in d]
+    files += ["tools/golmpi-view", "cmake/golmpi-env.sh"]
+    files += ["bench/" + f for f in os.listdir(os.path.join(src, "bench")) if f.startswith("plot_")]
+    for rel in files:
+        path = os.path.join(src, rel)
+        # this file names commands as examples
+        if rel.startswith(("tests/data/", "tests/patterns/")) or rel == "tests/test_deps_list.py" \
+                or not os.path.isfile(path):
+            continue
+        with open(path, errors="replace") as f:
+            text = f.read()
+        first = text.split("\n", 1)[0]
+        if rel.endswith((".sh", ".sbatch")) or re.match(r"#!.*\b(ba)?sh\b", first):
+            kind = "sh"
+        elif rel.endswith(".py") or "python" in first:
+            kind = "py"
+        elif rel.endswith((".cmake", "CMakeLists.txt")):
+            kind = "cmake"
+        else:
+            continue
+        yield rel, kind, text
+
+
+def found_in(src):
+    """{word: [file:line, ...]} of every command and module the sources call"""
+    own = {os.path.splitext(f)[0] for d in ("tests", "tests/cluster", "tests/slurm", "bench")
+           for f in os.listdir(os.path.join(src, d)) if f.endswith(".py")}
+    # programs the project builds or ships: no package brings them
+    ours = {"golmpi", "golmpi-render", "golmpi-view", "golmpi-man", "golmpi-bounds"}
+    hits = {}
+    for rel, kind, text in sources(src):
+        if kind == "sh":
+            got = shell_commands(text)
+        elif kind == "py":
+            got = python_commands(text) + python_modules(text, own)
+        else:
+            got = cmake_commands(text)
+        for word, line in got:
+            if word not in ours and not word.startswith(("test_", "golmpi_")):
+                hits.setdefault(word, []).append(f"{rel}:{line}")
+    return hits
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("sources", "installed", "list"):
+        sys.exit(__doc__)
+    mode, src = sys.argv[1], sys.argv[2]
+    words = read_list(src)
+    if mode == "list":
+        for word, where in sorted(found_in(src).items()):
+            print(f"{word:24} {words.get(word, ('-',))[0]:22} {' '.join(where[:4])}")
+        return 0
+    if mode == "sources":
+        hits = found_in(src)
+        texts = "\n".join(text for _, _, text in sources(src))
+        unlisted = sorted(set(hits) - set(words))
+        # a word found only through a variable ("$clang", "$pip") is still named in the sources
+        unnamed = sorted(w for w in words if not re.search(r"(?<![\w.-])" + re.escape(w.removeprefix("py:"))
+                                                           + r"(?![\w-])", texts))
+        for word in unlisted:
+            print(f"FAIL: {word} is called ({', '.join(hits[word][:3])}) but not in scripts/deps.txt")
+        for word in unnamed:
+            print(f"FAIL: scripts/deps.txt lists {word} ({words[word][0]}), which no source names")
+        if unlisted or unnamed:
+            return 1
+        print(f"PASS: the {len(hits)} commands and modules the sources call are in scripts/deps.txt")
+        return 0
+    # installed: Debian keeps some programs in sbin, which a user's PATH may lack; apt's Python
+    # modules are those of /usr/bin/python3, which a pyenv or venv python3 on PATH may hide
+    path = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    missing, n = {}, 0
+    for word, (pkg, when) in sorted(words.items()):
+        if when == "gpu":
+            continue
+        n += 1
+        if word.startswith("py:"):
+            ok = subprocess.run([python, "-c", f"import {word[3:]}"], capture_output=True).returncode == 0
+        else:
+            ok = shutil.which(word, path=path) is not None
+        if not ok:
+            missing.setdefault((pkg, when), []).append(word)
+    for (pkg, when), ws in sorted(missing.items()):
+        how = {"base": "every Debian root has it", "run": "scripts/deps.sh installs it",
+               "test": "scripts/deps.sh --test installs it"}[when]
+        print(f"FAIL: {' '.join(ws)} not found (package {pkg}: {how})")
+    if missing:
+        return 1
+    print(f"PASS: the {n} commands and modules of scripts/deps.txt are all here")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
