@@ -5,6 +5,9 @@
 # for a reason no package can fix (no GPU, a CPU-only build, no root); a skip for a missing
 # command or module fails the run (scripts/deps.sh --test installs all of scripts/deps.txt).
 #   main      the build in build/ (CUDA when nvcc is found), every test; ARGS go to this ctest
+#   sim       the CUDA backend on the simulated GPU (build-sim: -DGOLMPI_CUDA_SIM=ON, no CUDA
+#             toolkit needed; docs/GPU.md): every CUDA test, the simulator's own, its faults and
+#             the mutation tests, each under a schedule seed. GOLMPI_TEST_SIM=0 leaves it out.
 #   sanitize  a second build (build-san: CPU only, -DGOLMPI_SANITIZE=address,undefined) runs the
 #             tests that exercise golmpi's C code under AddressSanitizer, LeakSanitizer and UBSan.
 #             The sanitizers write their reports to files (build-san/sanitizer-reports), read at
@@ -86,6 +89,15 @@ stage_main() {
   run_ctest all build "$@"
 }
 
+# Every test of the CUDA path, on the simulated GPU: those named cuda (the CUDA backend's own, the
+# integration cases at every depth, chunks, NVTX, checkpoint), cudasim_* (the simulator, faults,
+# mutations, more seeds and depths), and those that run the CUDA backend in a CUDA build (the
+# random start's, --stats). RelWithDebInfo: a race report names file and line.
+stage_sim() {
+  build_tree build-sim ${GOLMPI_CMAKE_ARGS:-} -DGOLMPI_CUDA_SIM=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  run_ctest cuda build-sim -R 'cuda|init_random|stats_population'
+}
+
 # The C code's tests, not those that add only time (Slurm, scaling, installing, ParaView, the
 # build checks, the fuzzers, which are sanitized builds of their own, a SIGSTOPped rank, which
 # LeakSanitizer's ptrace cannot stop): unit tests, the parsers, the CPU integration cases against
@@ -124,6 +136,11 @@ stage_sanitize() {
 }
 
 stage main stage_main "$@"
+if [[ ${GOLMPI_TEST_SIM:-1} == 0 ]]; then
+  left_out sim "GOLMPI_TEST_SIM=0"
+else
+  stage sim stage_sim
+fi
 if [[ ${GOLMPI_TEST_SANITIZERS:-1} == 0 ]]; then
   left_out sanitize "GOLMPI_TEST_SANITIZERS=0"
 else
