@@ -303,6 +303,9 @@ in_root() {
     if [[ -n $carry ]]; then mkdir -p "$root/carry" && cp -a "$carry/." "$root/carry/"; fi
     # the registry by name, as on the machine itself
     cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+    # packages installed in the root start no daemons (munged, slurmctld) on this machine
+    printf "#!/bin/sh\nexit 101\n" >"$root/usr/sbin/policy-rc.d"
+    chmod 755 "$root/usr/sbin/policy-rc.d"
     mount -t proc proc "$root/proc"
     mount --bind /sys "$root/sys"
     mount --bind /dev "$root/dev"

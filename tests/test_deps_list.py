@@ -81,7 +81,8 @@ def shell_code(text, line, subs):
         return "_" + CONTINUED * text.count("\n", j, k)
 
     def sub(j, k):
-        subs.append((line + text.count("\n", 0, j), shell_code(text[j:k], line + text.count("\n", 0, j), subs)))
+        first = line + text.count("\n", 0, j)
+        subs.append((first, shell_code(text[j:k], first, subs)))
 
     while i < n:
         c = text[i]
@@ -195,7 +196,8 @@ def simple_commands(code, line, defined):
             words = part.split()
             while words:
                 w = words[0]
-                if w in ("!", "if", "elif", "while", "until", "time") or re.match(r"\w+(\[.*\])?\+?=", w):
+                keyword = w in ("!", "if", "elif", "while", "until", "time")
+                if keyword or re.match(r"\w+(\[.*\])?\+?=", w):
                     words = words[1:]
                     continue
                 if re.match(r"\d*[<>]", w):
@@ -206,8 +208,9 @@ def simple_commands(code, line, defined):
                         words = []
                         break
                     words = words[1:]
+                    duration = re.compile(r"[\d.]+[smh]?")
                     while words and (words[0].startswith("-") or "=" in words[0]
-                                     or (w == "timeout" and re.fullmatch(r"[\d.]+[smh]?", words[0]))):
+                                     or (w == "timeout" and duration.fullmatch(words[0]))):
                         words = words[2:] if w == "env" and words[0] == "-u" else words[1:]
                     continue
                 break
@@ -242,7 +245,8 @@ def shell_commands(text, line=1):
 
 def python_commands(text):
     found = []
-    for m in re.finditer(r"(?:\w\(\s*\[\s*|shutil\.which\(\s*)[\"']([A-Za-z][A-Za-z0-9_.+-]*)[\"']", text):
+    call = r"(?:\w\(\s*\[\s*|shutil\.which\(\s*)[\"']([A-Za-z][A-Za-z0-9_.+-]*)[\"']"
+    for m in re.finditer(call, text):
         found.append((m.group(1), text.count("\n", 0, m.start()) + 1))
     return found
 
@@ -250,8 +254,9 @@ def python_commands(text):
 def python_modules(text, own):
     found = []
     stdlib = set(sys.stdlib_module_names)
-    for m in re.finditer(r"(?m)^\s*(?:import\s+([\w., ]+?)(?:\s+as\s+\w+)?|from\s+([\w.]+)\s+import\b.*)\s*(?:#.*)?$",
-                         text):
+    imports = (r"(?m)^\s*(?:import\s+([\w., ]+?)(?:\s+as\s+\w+)?|from\s+([\w.]+)\s+import\b.*)"
+               r"\s*(?:#.*)?$")
+    for m in re.finditer(imports, text):
         names = [m.group(2)] if m.group(2) else [x.split()[0] for x in m.group(1).split(",")]
         for name in names:
             top = name.split(".")[0]
@@ -334,15 +339,18 @@ def main():
         texts = "\n".join(text for _, _, text in sources(src))
         unlisted = sorted(set(hits) - set(words))
         # a word found only through a variable ("$clang", "$pip") is still named in the sources
-        unnamed = sorted(w for w in words if not re.search(r"(?<![\w.-])" + re.escape(w.removeprefix("py:"))
-                                                           + r"(?![\w-])", texts))
+        def named(w):
+            return re.search(r"(?<![\w.-])" + re.escape(w.removeprefix("py:")) + r"(?![\w-])", texts)
+        unnamed = sorted(w for w in words if not named(w))
         for word in unlisted:
-            print(f"FAIL: {word} is called ({', '.join(hits[word][:3])}) but not in scripts/deps.txt")
+            where = ", ".join(hits[word][:3])
+            print(f"FAIL: {word} is called ({where}) but not in scripts/deps.txt")
         for word in unnamed:
             print(f"FAIL: scripts/deps.txt lists {word} ({words[word][0]}), which no source names")
         if unlisted or unnamed:
             return 1
-        print(f"PASS: the {len(hits)} commands and modules the sources call are in scripts/deps.txt")
+        print(f"PASS: the {len(hits)} commands and modules the sources call are in "
+              "scripts/deps.txt")
         return 0
     # installed: Debian keeps some programs in sbin, which a user's PATH may lack; apt's Python
     # modules are those of /usr/bin/python3, which a pyenv or venv python3 on PATH may hide
@@ -354,7 +362,8 @@ def main():
             continue
         n += 1
         if word.startswith("py:"):
-            ok = subprocess.run([python, "-c", f"import {word[3:]}"], capture_output=True).returncode == 0
+            r = subprocess.run([python, "-c", f"import {word[3:]}"], capture_output=True)
+            ok = r.returncode == 0
         else:
             ok = shutil.which(word, path=path) is not None
         if not ok:
