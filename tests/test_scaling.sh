@@ -69,10 +69,14 @@ for x in rows:
     assert abs(rate * s / cells - 1) < 0.01, (x, rate * s / cells)
     if x["ranks"] == "1":
         assert eff == 1.0, x
-# efficiency from the times: strong T1 / (P TP), weak T1 / TP
+# efficiency from the times: strong T1 / (P TP), weak T1 / TP. The CSV gives times to the
+# microsecond and the efficiency to 1e-4, and the times of a tiny run are tens of microseconds:
+# the ratio of the rounded times may differ from the efficiency by as much as that rounding.
 t = {(x["mode"], int(x["ranks"])): float(x["seconds"]) for x in rows}
 e = {(x["mode"], int(x["ranks"])): float(x["efficiency"]) for x in rows}
-assert abs(e["strong", 2] - t["strong", 1] / (2 * t["strong", 2])) < 1e-3, e
-assert abs(e["weak", 2] - t["weak", 1] / t["weak", 2]) < 1e-3, e
+for mode, p in (("strong", 2), ("weak", 1)):
+    ratio = t[mode, 1] / (p * t[mode, 2])
+    slack = ratio * 0.5e-6 * (1 / t[mode, 1] + 1 / t[mode, 2]) + 0.5e-4 + 1e-6
+    assert abs(e[mode, 2] - ratio) <= slack, (mode, e, ratio, slack)
 print("PASS:", len(rows), "rows")
 PY
