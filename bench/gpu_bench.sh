@@ -124,13 +124,13 @@ for d in depths:
           f"({r / off * 100:.0f}%); {r / base:.2f}x depth {depths[0]}; {against}")
 PY
   run "frames_$size" --size "$size" --steps "$steps" --halo nccl --save-every "$every" \
-    --chunk 2 --frame-format "$fmt" --output "$work/frames_$size.h5"
-  rm -f "$work"/frames_"$size"*
+    --chunk 2 --frame-format "$fmt" --output "$work/out_frames_$size.h5"
+  rm -f "$work"/out_frames_"$size"* # the frames and chunks, not the run's stats
   # frames four times as often: what each frame costs the GPU beyond compute only
   every4=$(( every / 4 > 0 ? every / 4 : 1 ))
   run "frames_dense_$size" --size "$size" --steps "$steps" --halo nccl --save-every "$every4" \
-    --chunk 2 --frame-format "$fmt" --output "$work/frames_dense_$size.h5"
-  rm -f "$work"/frames_dense_"$size"*
+    --chunk 2 --frame-format "$fmt" --output "$work/out_frames_dense_$size.h5"
+  rm -f "$work"/out_frames_dense_"$size"*
   # write only: the same number of frames, one generation apart
   run "write_only_$size" --size "$size" --steps "$FRAMES" --halo nccl --save-every 1 \
     --chunk 2 --frame-format "$fmt" --output "$work/write_$size.h5"

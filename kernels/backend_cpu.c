@@ -275,7 +275,7 @@ static void cpu_frame_wait(void *impl, int slot) {
 }
 
 /* A slot's size is kept before it, so that a free gives back to the count what its alloc took.
- * The slot itself starts on a page, as cudaMallocHost's do: the writer's O_DIRECT path
+ * The slot itself starts on a page, as the CUDA backend's do: the writer's O_DIRECT path
  * (io/tuning.h) sends frames from it to the disk only from aligned memory. */
 enum { SLOT_HEAD = 4096 };
 static void *cpu_host_alloc(void *impl, int64_t bytes) {

@@ -32,8 +32,10 @@
  * teardown is bounded (halo.h's abort) and skipped when this GPU alone stopped. Sizes, marks and
  * samples are decided in kernels/cuda_plan.c, tested on the host. */
 #include <cuda_runtime_api.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/check.h"
@@ -689,16 +691,27 @@ static void cuda_frame_wait(void *impl, int slot) {
     timer_harvest(cb, &cb->ftimer[slot], 0);
 }
 
+/* A frame slot starts on a page, which the writer's O_DIRECT path needs (io/tuning.h), and
+ * cudaMallocHost does not promise one: so a page more is taken, the slot starts on the first page
+ * boundary inside the block past a pointer's room, and the block's own address is kept there,
+ * just before the slot, for the free. */
+enum { SLOT_ALIGN = 4096 };
 static void *cuda_host_alloc(void *impl, int64_t bytes) {
     (void)impl;
-    void *p = NULL;
-    CUDA_CHECK(cudaMallocHost(&p, (size_t)(bytes > 0 ? bytes : 1)));
-    return p;
+    char *block = NULL;
+    CUDA_CHECK(cudaMallocHost((void **)&block, (size_t)bytes + SLOT_ALIGN));
+    uintptr_t at = ((uintptr_t)block + sizeof block + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN;
+    char *slot = block + (at - (uintptr_t)block);
+    memcpy(slot - sizeof block, &block, sizeof block);
+    return slot;
 }
 
 static void cuda_host_free(void *impl, void *p) {
     (void)impl;
-    if (p) CUDA_CHECK(cudaFreeHost(p));
+    if (!p) return;
+    char *block;
+    memcpy(&block, (char *)p - sizeof block, sizeof block);
+    CUDA_CHECK(cudaFreeHost(block));
 }
 
 /* Waits for every generation queued: the timers of the compute stream are then all readable. */
