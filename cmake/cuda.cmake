@@ -101,7 +101,7 @@ list(REMOVE_DUPLICATES GOLMPI_CUDA_RUNTIME_DIRS)
 target_sources(golmpi_core PRIVATE
   ${PROJECT_SOURCE_DIR}/kernels/life_cuda.cu
   ${PROJECT_SOURCE_DIR}/kernels/init_cuda.cu
-  ${PROJECT_SOURCE_DIR}/kernels/backend_cuda.c
+  ${GOLMPI_CUDA_HOST_SOURCES}
   ${PROJECT_SOURCE_DIR}/kernels/trace_cuda.c
   ${PROJECT_SOURCE_DIR}/kernels/device.c)
 target_link_libraries(golmpi_core PUBLIC CUDA::cudart NCCL::nccl)

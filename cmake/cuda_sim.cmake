@@ -8,7 +8,7 @@ set(golmpi_cu_sources ${PROJECT_SOURCE_DIR}/kernels/life_cuda.cu
 set_source_files_properties(${golmpi_cu_sources} PROPERTIES LANGUAGE CXX COMPILE_OPTIONS "-xc++")
 target_sources(golmpi_core PRIVATE
   ${golmpi_cu_sources}
-  ${PROJECT_SOURCE_DIR}/kernels/backend_cuda.c
+  ${GOLMPI_CUDA_HOST_SOURCES}
   ${PROJECT_SOURCE_DIR}/kernels/trace_cuda.c
   ${PROJECT_SOURCE_DIR}/kernels/device.c)
 target_link_libraries(golmpi_core PUBLIC cudasim)

@@ -7,14 +7,13 @@
  * expected in this exchange and neither its rows nor its heartbeat (halo/heartbeat.h) came for
  * --timeout, so a neighbour busy in its own I/O is waited for. Past that it names the silent
  * neighbours and aborts every rank. */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/check.h"
+#include "core/poll.h"
 #include "core/trace.h"
 #include "halo/halo.h"
 #include "halo/heartbeat.h"
@@ -23,12 +22,6 @@
  * sent up and the row sent down still land in the right halos. */
 enum { TAG_TO_UP = 11, TAG_TO_DOWN = 12 };
 
-/* Polling: MPI_Testsome back to back, yielding between tests, for POLL_SPIN_S (the rows have
- * usually arrived while the interior was computed, or arrive within microseconds; a generation
- * can take less than 100 us, and a sleep costs more than that), then a test every POLL_SLEEP_NS,
- * so a long wait leaves the core to the OpenMP threads and the other ranks on the node. */
-#define POLL_SPIN_S 2e-3
-enum { POLL_SLEEP_NS = 50000 };
 /* A gap this long between two polls means this rank itself was not running (stopped, then
  * continued, as mpiexec does before it kills): that time is no neighbour's silence. */
 #define POLL_GAP_S 1.0
@@ -159,38 +152,47 @@ static double note_quiet(const halo_mpi *h, double quiet[4], double heard[4], do
     return longest;
 }
 
-/* MPI_Testsome until every request is done, or a peer still owing one was quiet (no rows, no
- * heartbeat) for the timeout; then abort every rank with a message. Testsome, not Testall:
- * Testall leaves every request open until all are done, and the message must say which neighbour
- * is silent. */
-static void wait_polling(halo_mpi *h) {
-    double start = MPI_Wtime(), last = start, quiet[4] = {0}, heard[4];
-    int open = h->nreq, done_idx[4];
-    for (int i = 0; i < h->nreq; i++)
-        heard[i] = heartbeat_heard(h->hb, h->peer[i]);
-    while (open > 0) {
-        int ndone = 0;
-        MPI_CHECK(MPI_Testsome(h->nreq, h->req, &ndone, done_idx, MPI_STATUSES_IGNORE));
-        if (ndone == MPI_UNDEFINED) break; /* no request left open */
-        open -= ndone;
-        if (open == 0) break;
-        double now = MPI_Wtime();
-        double longest = note_quiet(h, quiet, heard, now - last < POLL_GAP_S ? now - last : 0.0);
-        last = now;
-        if (longest > h->timeout_s) {
-            char silent[400];
-            say_silent(h, quiet, silent, sizeof silent);
-            gol_abort_msg("%s for %.1f s (--timeout %g), nor any sign of life: stopped answering; "
-                          "aborting every rank",
-                          silent, longest, h->timeout_s);
-        }
-        if (now - start < POLL_SPIN_S) {
-            sched_yield(); /* a peer on this core, when oversubscribed, gets to send */
-        } else {
-            struct timespec ts = {0, POLL_SLEEP_NS};
-            nanosleep(&ts, NULL);
-        }
+/* One wait: the requests still open, and how long each one's peer has been quiet. */
+typedef struct open_wait {
+    halo_mpi *h;
+    int open;
+    double last, quiet[4], heard[4]; /* last: the previous look */
+} open_wait;
+
+/* One look of wait_polling: 1 once every request is done; aborts every rank with a message once a
+ * peer still owing one was quiet (no rows, no heartbeat) for the timeout. */
+static int requests_done(void *arg, double since) {
+    open_wait *w = arg;
+    halo_mpi *h = w->h;
+    (void)since;
+    if (w->open == 0) return 1;
+    int ndone = 0, done_idx[4];
+    MPI_CHECK(MPI_Testsome(h->nreq, h->req, &ndone, done_idx, MPI_STATUSES_IGNORE));
+    if (ndone == MPI_UNDEFINED) return 1; /* no request left open */
+    w->open -= ndone;
+    if (w->open == 0) return 1;
+    double now = MPI_Wtime();
+    double longest =
+        note_quiet(h, w->quiet, w->heard, now - w->last < POLL_GAP_S ? now - w->last : 0.0);
+    w->last = now;
+    if (longest > h->timeout_s) {
+        char silent[400];
+        say_silent(h, w->quiet, silent, sizeof silent);
+        gol_abort_msg("%s for %.1f s (--timeout %g), nor any sign of life: stopped answering; "
+                      "aborting every rank",
+                      silent, longest, h->timeout_s);
     }
+    return 0;
+}
+
+/* MPI_Testsome until every request is done, polled (core/poll.h), or a peer still owing one was
+ * quiet for the timeout. Testsome, not Testall: Testall leaves every request open until all are
+ * done, and the message must say which neighbour is silent. */
+static void wait_polling(halo_mpi *h) {
+    open_wait w = {.h = h, .open = h->nreq, .last = MPI_Wtime()};
+    for (int i = 0; i < h->nreq; i++)
+        w.heard[i] = heartbeat_heard(h->hb, h->peer[i]);
+    gol_poll_until(requests_done, &w, 0);
 }
 
 static void mpi_wait(void *impl) {

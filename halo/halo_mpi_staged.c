@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/check.h"
+#include "core/poll.h"
 #include "halo/halo.h"
 
 #if defined(__has_include)
@@ -77,22 +77,22 @@ static void copy_pair(const halo_mpi_staged *h, void *dst, ptrdiff_t dpitch, con
                                kind, h->stream));
 }
 
-/* Until the work queued on the stream so far is done. Polled, with the watchdogs of host waits
- * (core/check.h's gol_watch_poll: the CUDA backend's, which aborts every rank when its GPU makes
- * no progress for --timeout), where cudaStreamSynchronize would block with no deadline. */
+static int rows_ready(void *impl, double since) {
+    halo_mpi_staged *h = impl;
+    cudaError_t e = cudaEventQuery(h->rows_done);
+    if (e == cudaSuccess) return 1;
+    if (e != cudaErrorNotReady) CUDA_CHECK(e);
+    gol_watch_poll(since);
+    return 0;
+}
+
+/* Until the work queued on the stream so far is done. Polled (core/poll.h), with the watchdogs of
+ * host waits (core/check.h's gol_watch_poll: the CUDA backend's, which aborts every rank when its
+ * GPU makes no progress for --timeout), where cudaStreamSynchronize would block with no
+ * deadline. */
 static void wait_rows(halo_mpi_staged *h) {
     CUDA_CHECK(cudaEventRecord(h->rows_done, h->stream));
-    double since = MPI_Wtime();
-    for (long spins = 0;; spins++) {
-        cudaError_t e = cudaEventQuery(h->rows_done);
-        if (e == cudaSuccess) return;
-        if (e != cudaErrorNotReady) CUDA_CHECK(e);
-        gol_watch_poll(since);
-        if (spins >= 64) {
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
-        }
-    }
+    gol_poll_until(rows_ready, h, 0);
 }
 
 /* The message of each side that has a neighbour: up_src into up_dst (the side above), down_src

@@ -32,9 +32,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/check.h"
+#include "core/poll.h"
 #include "core/trace.h"
 #include "halo/halo.h"
 #include "halo/heartbeat.h"
@@ -84,9 +84,9 @@ static int job_start(nccl_job *job) {
 
 static int job_done(const nccl_job *job) { return __atomic_load_n(&job->done, __ATOMIC_ACQUIRE); }
 
-static void nap(void) {
-    struct timespec ts = {0, 20000};
-    nanosleep(&ts, NULL);
+static int job_finished(void *job, double since) {
+    (void)since;
+    return job_done(job);
 }
 
 static void run_abort(nccl_job *job) {
@@ -103,35 +103,59 @@ static void abort_bounded(int device, const ncclComm_t *comms, int ncomms) {
     memcpy(job->comms, comms, (size_t)ncomms * sizeof *comms);
     job->ncomms = ncomms;
     if (!job_start(job)) return;
-    double t0 = MPI_Wtime();
-    while (!job_done(job) && MPI_Wtime() - t0 < HALO_ABORT_GRACE_S)
-        nap();
+    gol_poll_until(job_finished, job, HALO_ABORT_GRACE_S);
 }
 
-/* Past --timeout seconds of setup, some rank never took part: abort every rank. */
+/* Past --timeout seconds of setup (since t0), some rank never took part: abort every rank. */
 static void setup_deadline(const halo_nccl *h, ncclComm_t comm, double t0, const char *what) {
     double waited = MPI_Wtime() - t0;
-    if (h->timeout_s <= 0 || waited <= h->timeout_s) {
-        nap();
-        return;
-    }
+    if (h->timeout_s <= 0 || waited <= h->timeout_s) return;
     abort_bounded(h->device, &comm, 1);
     gol_abort_msg("NCCL setup (%s) did not finish in %.0f s (--timeout): some rank did not take "
                   "part or cannot be reached; aborting every rank",
                   what, waited);
 }
 
+/* One wait of the setup: the communicator, what it is for, and NCCL's answer so far. */
+typedef struct setup_wait {
+    halo_nccl *h;
+    ncclComm_t comm;
+    ncclComm_t *child;    /* split_blocking: where NCCL stores the child */
+    const nccl_job *job; /* watched_exchange: the exchange on the helper thread */
+    const char *what;
+    ncclResult_t state;
+} setup_wait;
+
+static int comm_ready(void *arg, double since) {
+    setup_wait *w = arg;
+    NCCL_CHECK(ncclCommGetAsyncError(w->comm, &w->state));
+    if (w->state != ncclInProgress) return 1;
+    setup_deadline(w->h, w->comm, since, w->what);
+    return 0;
+}
+
 /* NCCL answers ncclInProgress until a nonblocking communicator's background work is done; poll so a
  * failure anywhere surfaces as NCCL's own error instead of a silent hang. */
-static void wait_ready(const halo_nccl *h, ncclComm_t comm, const char *what) {
-    ncclResult_t state = ncclInProgress;
-    double t0 = MPI_Wtime();
-    for (;;) {
-        NCCL_CHECK(ncclCommGetAsyncError(comm, &state));
-        if (state != ncclInProgress) break;
-        setup_deadline(h, comm, t0, what);
-    }
-    if (state != ncclSuccess) gol_die_nccl(__FILE__, __LINE__, what, state);
+static void wait_ready(halo_nccl *h, ncclComm_t comm, const char *what) {
+    setup_wait w = {.h = h, .comm = comm, .what = what, .state = ncclInProgress};
+    gol_poll_until(comm_ready, &w, 0);
+    if (w.state != ncclSuccess) gol_die_nccl(__FILE__, __LINE__, what, w.state);
+}
+
+/* The parent's background work is done: the child is stored at once, or never (then even
+ * --timeout 0, which waits forever for the peers, must end: nothing is left to wait for). */
+static int child_stored(void *arg, double since) {
+    setup_wait *w = arg;
+    if ((w->h->comm = __atomic_load_n(w->child, __ATOMIC_ACQUIRE))) return 1;
+    ncclResult_t state = ncclSuccess;
+    NCCL_CHECK(ncclCommGetAsyncError(w->comm, &state));
+    if (state != ncclSuccess && state != ncclInProgress)
+        gol_die_nccl(__FILE__, __LINE__, w->what, state);
+    if (state == ncclSuccess && MPI_Wtime() - since > HALO_ABORT_GRACE_S)
+        gol_die(__FILE__, __LINE__, w->what, "NCCL",
+                "the split finished without making the communicator");
+    setup_deadline(w->h, w->comm, since, w->what);
+    return 0;
 }
 
 /* The blocking communicator of the exchanges, split off the nonblocking one. The split is
@@ -144,19 +168,8 @@ static void split_blocking(halo_nccl *h) {
     ncclComm_t child = NULL; /* NCCL's thread writes it: read atomically, never leave before */
     NCCL_CHECK(ncclCommSplit(h->init, 0, h->rank, &child, &config));
     wait_ready(h, h->init, what);
-    /* the parent's background work is done: the child is stored at once, or never (then even
-     * --timeout 0, which waits forever for the peers, must end: nothing is left to wait for) */
-    double t0 = MPI_Wtime();
-    while (!(h->comm = __atomic_load_n(&child, __ATOMIC_ACQUIRE))) {
-        ncclResult_t state = ncclSuccess;
-        NCCL_CHECK(ncclCommGetAsyncError(h->init, &state));
-        if (state != ncclSuccess && state != ncclInProgress)
-            gol_die_nccl(__FILE__, __LINE__, what, state);
-        if (state == ncclSuccess && MPI_Wtime() - t0 > HALO_ABORT_GRACE_S)
-            gol_die(__FILE__, __LINE__, what, "NCCL",
-                    "the split finished without making the communicator");
-        setup_deadline(h, h->init, t0, what);
-    }
+    setup_wait w = {.h = h, .comm = h->init, .child = &child, .what = what};
+    gol_poll_until(child_stored, &w, 0);
     wait_ready(h, h->comm, what);
 }
 
@@ -227,11 +240,35 @@ static void run_connect(nccl_job *job) {
     job->rc = exchange_calls(job->h, job->first, job->last, job->top, job->bottom);
 }
 
+/* One look of watched_exchange: 1 once the helper thread's exchange returned; NCCL's health, and
+ * past --timeout an abort of every rank naming the neighbours. */
+static int connected(void *arg, double since) {
+    setup_wait *w = arg;
+    const nccl_job *job = w->job;
+    if (job_done(job)) return 1;
+    halo_nccl *h = w->h;
+    ncclResult_t state = ncclSuccess;
+    NCCL_CHECK(ncclCommGetAsyncError(h->comm, &state));
+    if (state != ncclSuccess && state != ncclInProgress)
+        gol_die_nccl(__FILE__, __LINE__, w->what, state);
+    double waited = MPI_Wtime() - since;
+    if (h->timeout_s > 0 && waited > h->timeout_s) {
+        char who[96];
+        halo_name_neighbours(who, sizeof who, h->up, h->down);
+        ncclComm_t comms[2] = {h->comm, h->init};
+        abort_bounded(h->device, comms, 2);
+        gol_abort_msg("%s did not finish in %.0f s (--timeout): neighbour %s never posted "
+                      "its side of it; aborting every rank",
+                      w->what, waited, who);
+    }
+    return 0;
+}
+
 /* An exchange whose ncclGroupEnd may wait on the peers with no deadline: the first (the backend's
  * warm-up, outside any capture), which connects to each peer, and a captured one, inside which
  * NCCL registers the rows' buffers with the peers. On a helper thread, while this one polls
- * NCCL's health and the clock; a peer that never posts its side aborts every rank after
- * --timeout seconds, with a message naming it. A captured exchange enqueued from the helper
+ * NCCL's health and the clock (connected); a peer that never posts its side aborts every rank
+ * after --timeout seconds, with a message naming it. A captured exchange enqueued from the helper
  * thread is still captured: capture belongs to the stream, and the thread-local capture mode only
  * forbids unsafe calls on the capturing thread. */
 static void watched_exchange(halo_nccl *h, const char *what, const uint64_t *first_d,
@@ -245,28 +282,13 @@ static void watched_exchange(halo_nccl *h, const char *what, const uint64_t *fir
                       .top = top_d,
                       .bottom = bottom_d};
     if (!job_start(job)) gol_die(__FILE__, __LINE__, "pthread_create", "system", what);
-    for (double t0 = MPI_Wtime(); !job_done(job);) {
-        ncclResult_t state = ncclSuccess;
-        NCCL_CHECK(ncclCommGetAsyncError(h->comm, &state));
-        if (state != ncclSuccess && state != ncclInProgress)
-            gol_die_nccl(__FILE__, __LINE__, what, state);
-        double waited = MPI_Wtime() - t0;
-        if (h->timeout_s > 0 && waited > h->timeout_s) {
-            char who[96];
-            halo_name_neighbours(who, sizeof who, h->up, h->down);
-            ncclComm_t comms[2] = {h->comm, h->init};
-            abort_bounded(h->device, comms, 2);
-            gol_abort_msg("%s did not finish in %.0f s (--timeout): neighbour %s never posted "
-                          "its side of it; aborting every rank",
-                          what, waited, who);
-        }
-        nap();
-    }
+    setup_wait w = {.h = h, .job = job, .what = what};
+    gol_poll_until(connected, &w, 0);
     if (job->rc != ncclSuccess) gol_die_nccl(__FILE__, __LINE__, what, job->rc);
     free(job);
 }
 
-/* 1 while the exchange's stream is being captured into a graph (the backend's capture_pass). */
+/* 1 while the exchange's stream is being captured into a graph (kernels/cuda_graph.c's cuda_graphs_capture). */
 static int capturing(const halo_nccl *h) {
     enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     CUDA_CHECK(cudaStreamIsCapturing(h->stream, &status));

@@ -12,13 +12,11 @@
 #include "kernels/device.h"
 #endif
 
-enum { CHUNKS_OPEN = 4 }; /* a ring over the chunks begun and not yet read (at most 2) */
-
 struct gol_backend {
     const gol_backend_ops *ops;
     void *impl;
     /* without ops->chunk_begin: `times` at the beginning of each chunk still open */
-    gol_backend_times begun[CHUNKS_OPEN];
+    gol_backend_times begun[GOL_CHUNKS_OPEN];
     int64_t last_begun;
 };
 
@@ -157,14 +155,14 @@ void backend_chunk_begin(gol_backend *b, int64_t chunk) {
         b->ops->chunk_begin(b->impl, chunk);
         return;
     }
-    b->begun[chunk % CHUNKS_OPEN] = b->ops->times(b->impl);
+    b->begun[chunk % GOL_CHUNKS_OPEN] = b->ops->times(b->impl);
     b->last_begun = chunk;
 }
 
 gol_backend_times backend_chunk_times(gol_backend *b, int64_t chunk, int slot) {
     if (b->ops->chunk_times) return b->ops->chunk_times(b->impl, chunk, slot);
-    gol_backend_times a = b->begun[chunk % CHUNKS_OPEN], z = b->ops->times(b->impl);
-    if (chunk < b->last_begun) z = b->begun[(chunk + 1) % CHUNKS_OPEN];
+    gol_backend_times a = b->begun[chunk % GOL_CHUNKS_OPEN], z = b->ops->times(b->impl);
+    if (chunk < b->last_begun) z = b->begun[(chunk + 1) % GOL_CHUNKS_OPEN];
     gol_backend_times t = {.compute_s = z.compute_s - a.compute_s,
                            .halo_s = z.halo_s - a.halo_s,
                            .frame_s = z.frame_s - a.frame_s};

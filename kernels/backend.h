@@ -73,6 +73,9 @@ void backend_host_free(gol_backend *b, void *p);
  * frame_s (the other fields 0), each its share of backend_times'. Chunks begin in order and are
  * read in order, at most two begun and not yet read; a GPU backend reads chunk c's events then,
  * which are done: its last frame waited for its generations. */
+/* A backend keeps the chunks begun and not yet read in a ring this long (at most 2 are open: the
+ * chunk being computed and the one whose frames are still being written). */
+enum { GOL_CHUNKS_OPEN = 4 };
 void backend_chunk_begin(gol_backend *b, int64_t chunk);
 gol_backend_times backend_chunk_times(gol_backend *b, int64_t chunk, int slot);
 

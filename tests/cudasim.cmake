@@ -80,16 +80,17 @@ golmpi_driver_test(cudasim_faults test_sim_faults.py PROCESSORS 3 TIMEOUT 300 LA
 # The orderings of issue 27, each taken out of the real code:
 # the join that ends a pass (the compute stream waits for the comm stream's edges and exchange)
 golmpi_mutant(pass_join kernels/backend_cuda.c
-  "    join_comm(cb)\\x3b\\n}\\n\\n/* Depth 1: the graph" "}\\n\\n/* Depth 1: the graph")
+  "    join_comm(cb)\\x3b\\n}\\n\\n/* Depth 1's pass" "}\\n\\n/* Depth 1's pass")
 # the fork that begins a pass (the comm stream waits for the previous pass's interior)
 golmpi_mutant(pass_fork kernels/backend_cuda.c
   "    fork_comm(cb)\\x3b\\n    if (cut.edges)" "    if (cut.edges)")
 # the wait for a frame's copy out of a grid buffer before the buffer is written again
 golmpi_mutant(frame_buffer_wait kernels/backend_cuda.c
-  "        wait_frames_on(cb, cb->cur ^ 1)\\x3b\\n" "/* taken out */\\n")
+  "        cuda_frames_before_write(cb->frames, cb->cur ^ 1)\\x3b\\n" "/* taken out */\\n")
 # the poll of a slot's copy to the host before the writer takes the frame: in the backend ...
-golmpi_mutant(slot_poll kernels/backend_cuda.c
-  "    poll_until(cb, query_stream, (void *)cb->copy[slot],\\n" "    if (0) poll_until(cb, query_stream, (void *)cb->copy[slot],\\n")
+golmpi_mutant(slot_poll kernels/cuda_frames.c
+  "    cuda_watch_wait_stream(f->watch, f->copy[slot],\\n"
+  "    if (0) cuda_watch_wait_stream(f->watch, f->copy[slot],\\n")
 # ... and in the driver, which asks for it
 golmpi_mutant(hand_over_wait src/run.c "    backend_frame_wait(b, slot)\\x3b\\n" "/* taken out */\\n")
 # the wait for the staged rows on the host before MPI reads them
