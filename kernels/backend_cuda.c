@@ -118,21 +118,21 @@ static void pass_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cu
 /* One pass of n generations (n <= valid, n <= GOL_DEEP_MAX) from buffer p into p ^ 1, valid halo
  * rows a side at its start (core/depth.h's gol_pass), the way the jacobi loop of NVIDIA's
  * nccl_overlap reads: fork; the edge bands on the comm stream and, when the pass ends the cycle
- * (valid == n), their exchange; the interior on the compute stream meanwhile (the cut:
- * cuda_plan.h's cuda_pass_cut); join. Capturable when the halo mode is and timed is NULL; timed:
+ * (valid == n), their exchange; the interior on the compute stream meanwhile (the split:
+ * cuda_plan.h's cuda_pass_split); join. Capturable when the halo mode is and timed is NULL; timed:
  * the two events that bracket the exchange (cuda_times_sample). */
 static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEvent_t *timed) {
     const gol_pass ps = {.rows = cb->slab.rows, .valid = valid, .gens = n,
                          .dead_top = cb->slab.up < 0, .dead_bottom = cb->slab.down < 0, .tile = 0};
-    const cuda_pass_rows cut = cuda_pass_cut(&ps, cb->depth);
+    const cuda_pass_rows split = cuda_pass_split(&ps, cb->depth);
     fork_comm(cb);
-    if (cut.edges)
+    if (split.edges)
         launch_life_edges(cb->grid, row_ptr(cb, p, 0), row_ptr(cb, p ^ 1, 0), cb->comm);
     else
         for (int side = 0; side < 2; side++)
-            pass_rows(cb, p, cut.band[side].lo, cut.band[side].hi, n, cb->comm);
+            pass_rows(cb, p, split.band[side].lo, split.band[side].hi, n, cb->comm);
     /* queued before a host-side MPI exchange below, so the interior runs during it */
-    pass_rows(cb, p, cut.interior.lo, cut.interior.hi, n, cb->compute);
+    pass_rows(cb, p, split.interior.lo, split.interior.hi, n, cb->compute);
     if (valid == n) {
         if (timed) CUDA_CHECK(cudaEventRecord(timed[0], cb->comm));
         exchange_halo(cb, p ^ 1);

@@ -30,7 +30,7 @@ int64_t cuda_device_bytes(int64_t rows, int64_t depth, int64_t nwords, int64_t w
     return bytes;
 }
 
-cuda_pass_rows cuda_pass_cut(const gol_pass *pass, int64_t k) {
+cuda_pass_rows cuda_pass_split(const gol_pass *pass, int64_t k) {
     const int64_t rows = pass->rows;
     const gol_rows all = pass_whole_rows(pass, pass->gens), none = {0, 0};
     cuda_pass_rows c = {.band = {none, none}, .interior = none, .edges = 0};

@@ -48,7 +48,7 @@ int64_t cuda_device_bytes(int64_t rows, int64_t depth, int64_t nwords, int64_t w
 #define CUDA_RESERVE (INT64_C(512) << 20)
 gol_mem_need cuda_need(const gol_plan *plan);
 
-/* How a pass of a slab with halo depth k cuts its rows between the streams (enqueue_pass): the
+/* How a pass of a slab with halo depth k splits its rows between the streams (enqueue_pass): the
  * comm stream's two edge bands, each from the first row still valid after the pass to the k rows
  * that end sends (none past a dead boundary, where the interior runs to the edge), the compute
  * stream's interior between them; a slab of fewer than 2k rows is one range, band[0], on the comm
@@ -60,7 +60,7 @@ typedef struct cuda_pass_rows {
     int edges;         /* band[0], band[1] are rows 0 and rows - 1: launch_life_edges */
 } cuda_pass_rows;
 
-cuda_pass_rows cuda_pass_cut(const gol_pass *pass, int64_t k);
+cuda_pass_rows cuda_pass_split(const gol_pass *pass, int64_t k);
 
 /* Generations in flight. The host may queue work far ahead of the GPU (a graph launch returns at
  * once), but then a stalled peer would only show when the launch queue fills and a launch blocks

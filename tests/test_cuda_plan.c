@@ -94,12 +94,12 @@ static void test_halo_sample(void) {
     EXPECT_EQ(n, (TOTAL + CUDA_HALO_SAMPLE_EVERY - 1) / CUDA_HALO_SAMPLE_EVERY, "samples");
 }
 
-/* One pass's cut (cuda_pass_cut) against core/depth.h's rows of the pass: every row of
+/* One pass's split (cuda_pass_split) against core/depth.h's rows of the pass: every row of
  * pass_whole_rows once across the bands and the interior, and nothing else; the bands hold the k
  * rows each live end sends (the exchange reads them from the comm stream's own work); the edge
  * kernel only at depth 1 between two neighbours, on rows 0 and rows - 1. */
 static void check_cut(const gol_pass *ps, int64_t k) {
-    const cuda_pass_rows c = cuda_pass_cut(ps, k);
+    const cuda_pass_rows c = cuda_pass_split(ps, k);
     const gol_rows all = pass_whole_rows(ps, ps->gens),
                    part[3] = {c.band[0], c.band[1], c.interior};
     const int64_t rows = ps->rows;
