@@ -6,14 +6,14 @@
  * MPI_Bcast, MPI_Barrier, then a nonblocking ncclCommInitRankConfig that is polled, so a failure
  * on one rank aborts with NCCL's message instead of hanging, and a rank that never joins aborts
  * every rank after --timeout seconds. The exchanges then run on a blocking communicator split off
- * that one (also polled): NCCL 2.28 launches every group of a nonblocking communicator from a new
- * thread, about 100 us of host time per eager exchange, where a blocking one enqueues in the
- * calling thread. With one rank and a dead boundary there is no peer and no communicator.
+ * that one (also polled): NCCL launches every group of a nonblocking communicator from a new
+ * thread, a host cost on every eager exchange, where a blocking one enqueues in the calling
+ * thread. With one rank and a dead boundary there is no peer and no communicator.
  *
  * No NCCL call that can block on a peer or on the GPU keeps a rank from MPI_Abort. The first
  * exchange connects to each peer inside ncclGroupEnd, which on the blocking communicator waits
  * for the peer's own first exchange: it runs on a helper thread, watched against --timeout
- * (connect_first), so a peer stuck before its first exchange makes its neighbours abort every
+ * (watched_exchange), so a peer stuck before its first exchange makes its neighbours abort every
  * rank, naming it. ncclCommAbort frees device memory and synchronises streams, and can block
  * there (NVIDIA/nccl issues 549, 1317): it too runs on a helper thread, waited for at most
  * HALO_ABORT_GRACE_S (abort_bounded). A captured exchange, inside which NCCL registers the buffers

@@ -230,12 +230,11 @@ static inline uint64_t spread8(uint64_t b) {
     return ((m + 0x7f7f7f7f7f7f7f7fULL) >> 7) & 0x0101010101010101ULL;
 }
 
-/* One packed row into width bytes: eight cells a store, no branch per cell (over 10x the
- * cell-at-a-time loop: docs/PERFORMANCE.md, Unpack to u8), the last width % 8 cells one at a
- * time. The stores stream past the caches (movnti): a u8 frame is 8x the grid and goes to the
- * writer, not back to the generations, so reading each line before writing it only cost memory
- * traffic (0.16 s against 0.26 s for 9 frames of 16384^2, in place of the AVX-512 and AVX2
- * clones of a loop of plain stores). The caller fences. */
+/* One packed row into width bytes: eight cells a store, no branch per cell, the last width % 8
+ * cells one at a time. The stores stream past the caches (movnti): a u8 frame is 8x the grid and
+ * goes to the writer, not back to the generations, so reading each line before writing it would
+ * only cost memory traffic. The caller fences. (Measured: docs/performance-history.md, "Unpack to
+ * u8" and "Past the page cache".) */
 static void unpack_row_u8(const uint64_t *row, uint8_t *dst, int64_t width) {
     const uint8_t *bits = (const uint8_t *)row; /* LSB-first words are LSB-first bytes */
     int64_t groups = width >> 3;
@@ -285,8 +284,8 @@ static void *cpu_host_alloc(void *impl, int64_t bytes) {
     /* Touched now, a byte a page, by the threads that will unpack into it (the same static
      * schedule as cpu_frame_begin's): a first write's page faults are paid here, before the run's
      * clock starts, as cudaMallocHost pays them for the GPU's pinned slots, instead of slowing the
-     * unpack of the first two chunks' frames 3-5x (docs/PERFORMANCE.md, Frames at disk speed);
-     * and on a NUMA machine the pages land next to the cores that write them. */
+     * unpack of the first two chunks' frames (docs/performance-history.md, "Frames at disk
+     * speed"); and on a NUMA machine the pages land next to the cores that write them. */
     const int64_t page = 4096;
 #pragma omp parallel for schedule(static)
     for (int64_t i = SLOT_HEAD; i < bytes + SLOT_HEAD; i += page)
