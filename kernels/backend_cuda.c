@@ -13,9 +13,10 @@
  * compute stream; the comm stream computes the two edge bands and, when the pass ends a cycle,
  * exchanges them through the halo mode (halo/halo.h: NCCL on the stream, or MPI through the host);
  * the compute stream computes the rows in between meanwhile, then joins the comm stream, so the
- * compute stream alone carries the order from one pass to the next. At depth 1 every pass is the
- * same one-generation pass, replayed from the graph of its buffer captured at create (warm_up_and_
- * capture), except the timed samples, which run eagerly on every rank at the same exchanges.
+ * compute stream alone carries the order from one pass to the next. At depth 1, with a capturable
+ * mode and graphs on, every pass is the same one-generation pass, replayed from the graph of its
+ * buffer captured at create (warm_up_and_capture), except the timed samples, which run eagerly on
+ * every rank at the same exchanges.
  *
  * The host never blocks in a CUDA call that cannot see a dead peer: every wait polls through the
  * watchdog, at most a bounded number of generations is queued ahead of the GPU (a mark every few
