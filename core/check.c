@@ -1,6 +1,11 @@
 #include "core/check.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <syslog.h>
+#include <time.h>
 #include <hdf5.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,41 +27,198 @@ static int whoami(char *host, size_t len) {
     return rank;
 }
 
+/* ---- the one fatal path (DESIGN: Errors) ---------------------------------------------- */
+
+/* How long MPI_Abort may take before the process ends itself: Open MPI's MPI_Abort waits on the
+ * local daemon, which may wait on one that is unreachable (52.7 s seen after a link cut). */
+#define ABORT_GRACE_S 2
+/* After telling the other ranks that a peer is lost, before MPI_Abort: their helpers take the
+ * notice within a tick (20 ms) and print their own line before mpirun's kill can reach them. */
+#define TELL_GRACE_NS 250000000L
+
+static char log_path[4096]; /* "" until the output is known: syslog */
+static void (*tell_fn)(void *, int);
+static void *tell_arg;
+static int fatal_taken; /* atomic: the first thread on the fatal path ends the process */
+
+void gol_fatal_log_to(const char *path) {
+    snprintf(log_path, sizeof log_path, "%s", path ? path : "");
+}
+
+void gol_on_peer_lost(void (*fn)(void *, int), void *arg) {
+    tell_fn = fn;
+    tell_arg = arg;
+}
+
+/* A second thread that reaches the fatal path while the first is on it waits to be ended with
+ * the process: one message, one abort. */
+static void fatal_claim(void) {
+    if (__atomic_exchange_n(&fatal_taken, 1, __ATOMIC_SEQ_CST))
+        for (;;)
+            pause();
+}
+
+/* The line also goes where it outlives mpirun's node: the output's log, appended in one write
+ * (O_APPEND keeps the ranks' lines whole), or syslog where there is no output. */
+static void log_line(const char *line) {
+    if (!log_path[0]) {
+        openlog("golmpi", LOG_PID, LOG_USER);
+        syslog(LOG_ERR, "%s", line);
+        closelog();
+        return;
+    }
+    char buf[1400], stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    int n = snprintf(buf, sizeof buf, "%s %s\n", stamp, line);
+    if (n < 0) return;
+    if (n >= (int)sizeof buf) n = (int)sizeof buf - 1, buf[n - 1] = '\n';
+    int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return; /* the message is on stderr all the same */
+    ssize_t w = write(fd, buf, (size_t)n);
+    (void)w;
+    close(fd);
+}
+
 static void die_print(const char *file, int line, const char *call, const char *lib,
                       const char *err) {
-    char host[256];
+    char host[256], one[1200];
     int rank = whoami(host, sizeof host);
     fprintf(stderr, "golmpi: %s error on host %s, rank %d, %s:%d\n  call: %s\n  error: %s\n", lib,
             host, rank, file, line, call, err);
     fflush(stderr);
+    snprintf(one, sizeof one, "golmpi: %s error on host %s, rank %d, %s:%d: %s: %s", lib, host,
+             rank, file, line, call, err);
+    log_line(one);
 }
 
+static void *grace_main(void *arg) {
+    struct timespec ts = {ABORT_GRACE_S, 0};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+    _exit((int)(intptr_t)arg);
+}
+
+/* MPI_Abort, with a deadline outside it: past ABORT_GRACE_S the process ends itself with the
+ * same code. */
 static void __attribute__((noreturn)) die_abort(int code) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, grace_main, (void *)(intptr_t)code) == 0) pthread_detach(t);
     int inited = 0, finalized = 0;
     MPI_Initialized(&inited);
     MPI_Finalized(&finalized);
     if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
-    abort();
+    _exit(code);
 }
 
 void gol_die(const char *file, int line, const char *call, const char *lib, const char *err) {
+    fatal_claim();
     die_print(file, line, call, lib, err);
     die_abort(1);
 }
 
-void gol_abort_msg(const char *fmt, ...) {
-    char host[256], raw[1024], msg[1024];
+static void __attribute__((noreturn)) abort_line(int lost, const char *fmt, va_list ap) {
+    char host[256], raw[1024], msg[1024], line[1400];
+    fatal_claim();
     int rank = whoami(host, sizeof host);
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
     gol_escape(msg, sizeof msg, raw); /* it may quote a path or a file's bytes */
-    fprintf(stderr, "golmpi: rank %d on host %s: %s\n", rank, host, msg);
+    snprintf(line, sizeof line, "golmpi: rank %d on host %s: %s", rank, host, msg);
+    if (lost >= 0 && tell_fn) tell_fn(tell_arg, lost); /* first: the others end from here */
+    fprintf(stderr, "%s\n", line);
     fflush(stderr);
+    log_line(line);
+    if (lost >= 0 && tell_fn) {
+        struct timespec ts = {0, TELL_GRACE_NS};
+        nanosleep(&ts, NULL);
+    }
     /* its own exit code (mpirun passes MPI_Abort's on): a job script can tell a lost peer, to
      * requeue and resume, from a failure that would only fail again */
     die_abort(GOL_EXIT_PEER);
+}
+
+void gol_abort_msg(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    abort_line(-1, fmt, ap);
+}
+
+void gol_abort_peer(int lost, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    abort_line(lost, fmt, ap);
+}
+
+/* A deadline for a call that may block for ever where no other thread can look (MPI_Finalize):
+ * a thread that sleeps through it, then takes the fatal path without MPI. */
+static struct {
+    double seconds;
+    char msg[1024];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int armed; /* under mu */
+    pthread_t thread;
+} deadline = {0, "", PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+static int deadline_rank = -1; /* taken when armed: MPI may be gone when it fires */
+
+static void *deadline_main(void *arg) {
+    (void)arg;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)deadline.seconds;
+    until.tv_nsec += (long)((deadline.seconds - (double)(time_t)deadline.seconds) * 1e9);
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&deadline.mu);
+    int rc = 0;
+    while (deadline.armed && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&deadline.cv, &deadline.mu, &until);
+    int fire = deadline.armed;
+    pthread_mutex_unlock(&deadline.mu);
+    if (!fire) return NULL;
+    if (__atomic_exchange_n(&fatal_taken, 1, __ATOMIC_SEQ_CST)) return NULL;
+    char host[256], line[1400];
+    int rank = -1;
+    snprintf(host, sizeof host, "?");
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    rank = deadline_rank;
+    snprintf(line, sizeof line, "golmpi: rank %d on host %s: %s", rank, host, deadline.msg);
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+    log_line(line);
+    _exit(GOL_EXIT_PEER); /* MPI itself is what hangs: no MPI_Abort */
+}
+
+void gol_deadline_arm(double seconds, const char *fmt, ...) {
+    if (!(seconds > 0) || seconds > 1e8) return; /* --timeout 0: wait for ever */
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (inited && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &deadline_rank);
+    va_list ap;
+    va_start(ap, fmt);
+    char raw[1024];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    gol_escape(deadline.msg, sizeof deadline.msg, raw);
+    deadline.seconds = seconds;
+    deadline.armed = 1;
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, deadline_main, NULL);
+    errno = rc;
+    SYS_CHECK(rc == 0, "pthread_create(deadline)");
+    deadline.thread = t;
+}
+
+void gol_deadline_disarm(void) {
+    pthread_mutex_lock(&deadline.mu);
+    int was = deadline.armed;
+    deadline.armed = 0;
+    pthread_cond_broadcast(&deadline.cv);
+    pthread_mutex_unlock(&deadline.mu);
+    if (was) pthread_join(deadline.thread, NULL);
 }
 
 const char *gol_mpi_errstr(int code) {

@@ -23,7 +23,28 @@ const char *gol_mpi_errstr(int code); /* static buffer: only called on the way t
 /* Not a library error but a run that cannot go on (a peer that stopped answering): one line,
  * "golmpi: rank R on host H: <message>", then MPI_Abort(GOL_EXIT_PEER) so that every rank goes. */
 void gol_abort_msg(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* The same, for a peer found lost (its rank: lost): the other ranks are told first, through the
+ * hook set with gol_on_peer_lost (the heartbeat's notice, so that each ends within a tick instead
+ * of after a cascade of timeouts around the ring), then this rank aborts. */
+void gol_abort_peer(int lost, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 const char *gol_h5_errstr(void);
+
+/* The fatal path (gol_die, gol_abort_msg, gol_abort_peer, a deadline) is taken once per process:
+ * a second thread that reaches it waits to end with the process. Its MPI_Abort has a deadline of
+ * its own: past 2 s the process _exits with the same code (MPI_Abort waits on the local daemon,
+ * which may wait on an unreachable one). Each fatal line also goes, with the UTC time, to
+ * gol_fatal_log_to's file (the output's <base>.log, O_APPEND, one line a message), or to syslog
+ * (LOG_USER) while none is set (start-up, --no-output). NULL: syslog. Main thread, before the
+ * helper threads start. */
+void gol_fatal_log_to(const char *path);
+/* fn(arg, lost) tells the other ranks that rank `lost` is lost; it must not block. One at most. */
+void gol_on_peer_lost(void (*fn)(void *, int), void *arg);
+/* A deadline for a call that can block for ever where no thread of ours can look inside it
+ * (MPI_Finalize): past `seconds`, one line "golmpi: rank R on host H: <message>" (stderr and the
+ * log) and _exit(GOL_EXIT_PEER), no MPI. seconds <= 0 (--timeout 0): none. One at a time; disarm
+ * before the next. Local. */
+void gol_deadline_arm(double seconds, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gol_deadline_disarm(void);
 
 #define MPI_CHECK(call)                                                                    \
     do {                                                                                   \
