@@ -13,6 +13,7 @@ static const char *const names[GOL_PHASE_COUNT] = {
     [GOL_PHASE_WIREUP] = "wireup",
     [GOL_PHASE_FIRST_EXCHANGE] = "first_exchange",
     [GOL_PHASE_EXCHANGE] = "exchange",
+    [GOL_PHASE_COMPUTE] = "compute",
     [GOL_PHASE_VOTE] = "vote",
     [GOL_PHASE_HANDOVER] = "handover",
     [GOL_PHASE_CHUNK_WRITE] = "chunk_write",

@@ -14,6 +14,7 @@ typedef enum gol_phase {
     GOL_PHASE_WIREUP,         /* "wireup": the backend and its halo are made (NCCL's setup) */
     GOL_PHASE_FIRST_EXCHANGE, /* "first_exchange": the first halo wait */
     GOL_PHASE_EXCHANGE,       /* "exchange": every later halo wait */
+    GOL_PHASE_COMPUTE,        /* "compute": generations after a halo wait (waits on nobody) */
     GOL_PHASE_VOTE,           /* "vote": the wait for the stop vote at a piece boundary */
     GOL_PHASE_HANDOVER,       /* "handover": a frame to the writer, the wait for its slot */
     GOL_PHASE_CHUNK_WRITE,    /* "chunk_write": a chunk's file made and its frames written */

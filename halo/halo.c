@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/check.h"
+#include "core/phase.h"
 
 extern const halo_ops halo_mpi_ops;        /* halo/halo_mpi.c */
 extern const halo_ops halo_mpi_staged_ops; /* halo/halo_mpi_staged.c (CUDA builds) */
@@ -88,7 +89,11 @@ void halo_replayed(gol_halo *h) {
     if (h->mode->ops->posted) h->mode->ops->posted(h->impl, h->posts);
 }
 
-void halo_wait(gol_halo *h) { h->mode->ops->wait(h->impl); }
+void halo_wait(gol_halo *h) {
+    gol_phase_enter(h->posts <= 1 ? GOL_PHASE_FIRST_EXCHANGE : GOL_PHASE_EXCHANGE, -1);
+    h->mode->ops->wait(h->impl);
+    gol_phase_enter(GOL_PHASE_COMPUTE, -1);
+}
 double halo_seconds(const gol_halo *h) { return h->mode->ops->seconds(h->impl); }
 int64_t halo_messages(const gol_halo *h) { return h->messages; }
 bool halo_capturable(const gol_halo *h) { return h->mode->ops->capturable != 0; }
