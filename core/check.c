@@ -32,12 +32,14 @@ static int whoami(char *host, size_t len) {
 /* How long MPI_Abort may take before the process ends itself: Open MPI's MPI_Abort waits on the
  * local daemon, which may wait on one that is unreachable (52.7 s seen after a link cut). */
 #define ABORT_GRACE_S 2
-/* After telling the other ranks that a peer is lost, before MPI_Abort: their helpers take the
- * notice within a tick (20 ms) and print their own line before mpirun's kill can reach them. */
-#define TELL_GRACE_NS 250000000L
+/* After telling the other ranks that a peer is lost, how long to wait for their word that each
+ * wrote its own line, before MPI_Abort (whose kill would cut them short): their helpers take the
+ * notice within a tick (20 ms), but an oversubscribed node may starve them for longer. */
+#define TELL_WAIT_S 1.5
 
 static char log_path[4096]; /* "" until the output is known: syslog */
-static void (*tell_fn)(void *, int);
+static int (*tell_fn)(void *, int);
+static void (*heard_fn)(void *, int, double);
 static void *tell_arg;
 static int fatal_taken; /* atomic: the first thread on the fatal path ends the process */
 
@@ -45,8 +47,9 @@ void gol_fatal_log_to(const char *path) {
     snprintf(log_path, sizeof log_path, "%s", path ? path : "");
 }
 
-void gol_on_peer_lost(void (*fn)(void *, int), void *arg) {
-    tell_fn = fn;
+void gol_on_peer_lost(int (*tell)(void *, int), void (*heard)(void *, int, double), void *arg) {
+    tell_fn = tell;
+    heard_fn = heard;
     tell_arg = arg;
 }
 
@@ -119,19 +122,29 @@ void gol_die(const char *file, int line, const char *call, const char *lib, cons
     die_abort(1);
 }
 
-static void __attribute__((noreturn)) abort_line(int lost, const char *fmt, va_list ap) {
+/* lost >= 0: the other ranks are told first (the hook), and their word that each wrote its line
+ * is awaited before the abort; after(arg), where given, runs once this rank's line is written. */
+static void __attribute__((noreturn)) abort_line(int lost, void (*after)(void *), void *arg,
+                                                 const char *fmt, va_list ap) {
     char host[256], raw[1024], msg[1024], line[1400];
     fatal_claim();
     int rank = whoami(host, sizeof host);
     vsnprintf(raw, sizeof raw, fmt, ap);
     gol_escape(msg, sizeof msg, raw); /* it may quote a path or a file's bytes */
     snprintf(line, sizeof line, "golmpi: rank %d on host %s: %s", rank, host, msg);
-    if (lost >= 0 && tell_fn) tell_fn(tell_arg, lost); /* first: the others end from here */
     fprintf(stderr, "%s\n", line);
     fflush(stderr);
     log_line(line);
-    if (lost >= 0 && tell_fn) {
-        struct timespec ts = {0, TELL_GRACE_NS};
+    /* told after the line is written: a rank that finds the same peer lost and hears from this
+     * one knows this line is out */
+    int told = lost >= 0 && tell_fn ? tell_fn(tell_arg, lost) : 0;
+    if (told > 0 && heard_fn) heard_fn(tell_arg, told, TELL_WAIT_S);
+    if (after) {
+        /* a told rank leaves the abort to the rank that told it, which waits for every told
+         * rank's word first: this rank's own MPI_Abort would cut the slower ones short */
+        after(arg);
+        struct timespec ts = {(time_t)TELL_WAIT_S, (long)((TELL_WAIT_S - (int)TELL_WAIT_S) * 1e9)};
+        ts.tv_nsec += 250000000L;
         nanosleep(&ts, NULL);
     }
     /* its own exit code (mpirun passes MPI_Abort's on): a job script can tell a lost peer, to
@@ -142,13 +155,19 @@ static void __attribute__((noreturn)) abort_line(int lost, const char *fmt, va_l
 void gol_abort_msg(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    abort_line(-1, fmt, ap);
+    abort_line(-1, NULL, NULL, fmt, ap);
 }
 
 void gol_abort_peer(int lost, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    abort_line(lost, fmt, ap);
+    abort_line(lost, NULL, NULL, fmt, ap);
+}
+
+void gol_abort_then(void (*after)(void *), void *arg, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    abort_line(-1, after, arg, fmt, ap);
 }
 
 /* A deadline for a call that may block for ever where no other thread can look (MPI_Finalize):

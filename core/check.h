@@ -37,8 +37,15 @@ const char *gol_h5_errstr(void);
  * (LOG_USER) while none is set (start-up, --no-output). NULL: syslog. Main thread, before the
  * helper threads start. */
 void gol_fatal_log_to(const char *path);
-/* fn(arg, lost) tells the other ranks that rank `lost` is lost; it must not block. One at most. */
-void gol_on_peer_lost(void (*fn)(void *, int), void *arg);
+/* tell(arg, lost) tells the other ranks that rank `lost` is lost and returns how many it told,
+ * without blocking; heard(arg, told, within_s) waits at most within_s for their word that each
+ * wrote its line (so the abort that follows does not cut them short). One pair at most; NULL:
+ * none. */
+void gol_on_peer_lost(int (*tell)(void *, int), void (*heard)(void *, int, double), void *arg);
+/* gol_abort_msg, running after(arg) once the line is printed and logged (a told rank's word
+ * back to the rank that told it). */
+void gol_abort_then(void (*after)(void *), void *arg, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 3, 4)));
 /* A deadline for a call that can block for ever where no thread of ours can look inside it
  * (MPI_Finalize): past `seconds`, one line "golmpi: rank R on host H: <message>" (stderr and the
  * log) and _exit(GOL_EXIT_PEER), no MPI. seconds <= 0 (--timeout 0): none. One at a time; disarm

@@ -15,7 +15,7 @@
 
 /* A beat, and the last message a rank sends before it stops beating: a neighbour takes beats
  * until that one (MPI keeps the order of one sender's messages on one communicator). */
-enum { TAG_BEAT = 21, TAG_LAST = 22, TAG_LOST = 23 };
+enum { TAG_BEAT = 21, TAG_LAST = 22, TAG_LOST = 23, TAG_HEARD = 24 };
 enum { HOST_LEN = 64 };
 /* How often the thread looks for beats: often enough that a beat is seen well within a period,
  * seldom enough to cost nothing next to the generations. */
@@ -169,16 +169,60 @@ static void post_lost_recv(gol_heartbeat *hb) {
 
 /* gol_on_peer_lost's hook, on whichever thread takes the fatal path: one notice to each rank but
  * this one and the lost one. The sends are never waited for: the process is ending. */
-static void tell_lost(void *arg, int lost) {
+static int tell_lost(void *arg, int lost) {
     gol_heartbeat *hb = arg;
     hb->lost_out[0] = lost;
     hb->lost_out[1] = hb->self;
+    int told = 0;
     for (int r = 0; r < hb->nranks; r++) {
         if (r == hb->self || r == lost) continue;
         MPI_Request req;
-        if (MPI_Isend(hb->lost_out, 2, MPI_INT, r, TAG_LOST, hb->lost_comm, &req) == MPI_SUCCESS)
-            MPI_Request_free(&req);
+        if (MPI_Isend(hb->lost_out, 2, MPI_INT, r, TAG_LOST, hb->lost_comm, &req) != MPI_SUCCESS)
+            continue;
+        MPI_Request_free(&req);
+        told++;
     }
+    return told;
+}
+
+/* The other half of the hook: each told rank's word that its line is written, for at most
+ * within_s. Another rank that found the same peer lost and told this one counts too: it wrote
+ * its line before it told, and waits for its own word back, not for this rank's. */
+static void heard_back(void *arg, int told, double within_s) {
+    gol_heartbeat *hb = arg;
+    double until = MPI_Wtime() + within_s;
+    int word[2];
+    while (told > 0 && MPI_Wtime() < until) {
+        int flag = 0;
+        MPI_Status st;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, hb->lost_comm, &flag, &st) != MPI_SUCCESS)
+            return;
+        if (!flag) {
+            /* the open receive took another finder's notice: it counts (tested here only on
+             * the helper's own thread, which alone tests it otherwise) */
+            int noticed = 0;
+            if (pthread_equal(pthread_self(), hb->thread) && hb->lost_recv != MPI_REQUEST_NULL &&
+                MPI_Test(&hb->lost_recv, &noticed, MPI_STATUS_IGNORE) == MPI_SUCCESS && noticed)
+                told--;
+            else
+                sleep_s(TICK_S / 10);
+            continue;
+        }
+        if (MPI_Recv(word, 2, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, hb->lost_comm,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return;
+        told--;
+    }
+}
+
+/* After a told rank's line: its word back to the rank that told it. */
+static void say_heard(void *arg) {
+    gol_heartbeat *hb = arg;
+    MPI_Request req;
+    static int word = 1;
+    if (MPI_Isend(&word, 1, MPI_INT, hb->lost_in[1], TAG_HEARD, hb->lost_comm, &req) ==
+        MPI_SUCCESS)
+        MPI_Wait(&req, MPI_STATUS_IGNORE); /* an int: eager */
 }
 
 /* A notice came: this rank ends too, naming the lost rank and who found it. */
@@ -190,8 +234,9 @@ static void take_notice(gol_heartbeat *hb) {
     int lost = hb->lost_in[0], by = hb->lost_in[1];
     char phase[64];
     gol_phase_describe(phase, sizeof phase);
-    gol_abort_msg("%s: rank %d (host %s) stopped answering, as rank %d (host %s) found: aborting "
-                  "every rank", phase, lost, heartbeat_host(hb, lost), by, heartbeat_host(hb, by));
+    gol_abort_then(say_heard, hb, "%s: rank %d (host %s) stopped answering, as rank %d (host %s) "
+                   "found: aborting every rank", phase, lost, heartbeat_host(hb, lost), by,
+                   heartbeat_host(hb, by));
 }
 
 static void *beat_main(void *arg) {
@@ -268,7 +313,7 @@ static gol_heartbeat *create(MPI_Comm comm, int up, int down, double timeout_s, 
         MPI_CHECK(MPI_Allgather(host, HOST_LEN, MPI_CHAR, hb->hosts, HOST_LEN, MPI_CHAR, comm));
         MPI_CHECK(MPI_Comm_dup(comm, &hb->lost_comm));
         post_lost_recv(hb);
-        gol_on_peer_lost(tell_lost, hb);
+        gol_on_peer_lost(tell_lost, heard_back, hb);
     }
     SYS_CHECK(pthread_mutex_init(&hb->mu, NULL) == 0, "pthread_mutex_init");
     int rc = pthread_create(&hb->thread, NULL, beat_main, hb);
@@ -327,10 +372,23 @@ void heartbeat_set_posted(gol_heartbeat *hb, int64_t posted) {
 
 int64_t heartbeat_least_posted(gol_heartbeat *hb) { return hb ? least_known(hb) : -1; }
 
+/* Every rank reaches the guard's stop before any stops beating: a non-blocking barrier, polled
+ * while the helper still judges silence and takes notices, so a rank lost just before the end is
+ * named by its neighbours, and every other rank hears of it, instead of leaving ranks that
+ * already stopped their helper in MPI_Finalize with no one to tell them. */
+static void meet_all(gol_heartbeat *hb) {
+    MPI_Request req;
+    MPI_CHECK(MPI_Ibarrier(hb->lost_comm, &req));
+    for (int done = 0; !done;) {
+        MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+        if (!done) sleep_s(TICK_S / 20);
+    }
+}
+
 /* No notice can come any more once every neighbour said its last (each stops only after all of
  * its own neighbours did, so no rank is left to find one lost): the open receive goes. */
 static void stop_guard(gol_heartbeat *hb) {
-    gol_on_peer_lost(NULL, NULL);
+    gol_on_peer_lost(NULL, NULL, NULL);
     MPI_CHECK(MPI_Cancel(&hb->lost_recv));
     MPI_CHECK(MPI_Wait(&hb->lost_recv, MPI_STATUS_IGNORE));
     MPI_CHECK(MPI_Comm_free(&hb->lost_comm));
@@ -368,6 +426,7 @@ void heartbeat_stop(gol_heartbeat *hb) {
         return;
     }
     gol_forget_at_finalize(stop_hook, hb);
+    if (hb->guard) meet_all(hb);
     pthread_mutex_lock(&hb->mu);
     hb->stop = true;
     pthread_mutex_unlock(&hb->mu);
