@@ -111,16 +111,16 @@ static void notice_thread_level(int provided, const gol_config *cfg, int rank) {
 
 /* The fatal messages' log beside the output (io/output_names.h), then the guard (halo/heartbeat.h),
  * then the start-up phase, where GOLMPI_DEBUG_HOLD may hold this rank. */
-static gol_heartbeat *watch_the_run(const gol_config *cfg, MPI_Comm comm) {
+static void watch_the_run(const gol_config *cfg, MPI_Comm comm, ending *end) {
     if (!cfg->no_output) {
         char base[GOL_PATH_MAX], log[GOL_PATH_MAX + 16];
         config_output_base(cfg, base, sizeof base);
         output_file_name(base, OUTPUT_LOG, log, sizeof log);
         gol_fatal_log_to(log);
     }
-    gol_heartbeat *guard = heartbeat_start_guard(comm, cfg->timeout_s);
+    end->guard = heartbeat_start_guard(comm, cfg->timeout_s);
+    end->timeout_s = cfg->timeout_s;
     gol_phase_enter(GOL_PHASE_STARTUP, -1);
-    return guard;
 }
 
 int main(int argc, char **argv) {
@@ -144,8 +144,7 @@ int main(int argc, char **argv) {
     if (st.code != GOL_OK) return stop_early(st, text, &setup, &end);
     const gol_config *cfg = &setup.cfg;
     notice_thread_level(provided, cfg, rank);
-    end.guard = watch_the_run(cfg, comm); /* from here on no phase waits without a deadline */
-    end.timeout_s = cfg->timeout_s;
+    watch_the_run(cfg, comm, &end); /* from here on no phase waits without a deadline */
 
     gol_plan plan; /* every fact of the run, decided once */
     char notice[512];
@@ -163,7 +162,6 @@ int main(int argc, char **argv) {
     }
 
     gol_backend *backend; /* holding the initial state: made in place, or built here and loaded */
-    gol_phase_enter(GOL_PHASE_WIREUP, -1);
     st = setup_start(&setup, &plan, comm, &backend);
     if (st.code != GOL_OK) return stop_early(st, NULL, &setup, &end);
 
