@@ -42,6 +42,7 @@ static int (*tell_fn)(void *, int);
 static void (*heard_fn)(void *, int, double);
 static void *tell_arg;
 static int fatal_taken; /* atomic: the first thread on the fatal path ends the process */
+static int told_once;   /* atomic: the other ranks were told (gol_tell_others) */
 
 void gol_fatal_log_to(const char *path) {
     snprintf(log_path, sizeof log_path, "%s", path ? path : "");
@@ -122,8 +123,9 @@ void gol_die(const char *file, int line, const char *call, const char *lib, cons
     die_abort(1);
 }
 
-/* lost >= 0: the other ranks are told first (the hook), and their word that each wrote its line
- * is awaited before the abort; after(arg), where given, runs once this rank's line is written. */
+/* Without after: once the line is written the other ranks are told (the hook; lost: the lost
+ * rank, -1 when the message alone names it), and their word that each wrote its own line is
+ * awaited before the abort. With after: a told rank; after(arg) runs once its line is written. */
 static void __attribute__((noreturn)) abort_line(int lost, void (*after)(void *), void *arg,
                                                  const char *fmt, va_list ap) {
     char host[256], raw[1024], msg[1024], line[1400];
@@ -137,8 +139,7 @@ static void __attribute__((noreturn)) abort_line(int lost, void (*after)(void *)
     log_line(line);
     /* told after the line is written: a rank that finds the same peer lost and hears from this
      * one knows this line is out */
-    int told = lost >= 0 && tell_fn ? tell_fn(tell_arg, lost) : 0;
-    if (told > 0 && heard_fn) heard_fn(tell_arg, told, TELL_WAIT_S);
+    if (!after) gol_tell_others(lost);
     if (after) {
         /* a told rank leaves the abort to the rank that told it, which waits for every told
          * rank's word first: this rank's own MPI_Abort would cut the slower ones short */
@@ -150,6 +151,12 @@ static void __attribute__((noreturn)) abort_line(int lost, void (*after)(void *)
     /* its own exit code (mpirun passes MPI_Abort's on): a job script can tell a lost peer, to
      * requeue and resume, from a failure that would only fail again */
     die_abort(GOL_EXIT_PEER);
+}
+
+void gol_tell_others(int lost) {
+    if (!tell_fn || __atomic_exchange_n(&told_once, 1, __ATOMIC_SEQ_CST)) return;
+    int told = tell_fn(tell_arg, lost);
+    if (told > 0 && heard_fn) heard_fn(tell_arg, told, TELL_WAIT_S);
 }
 
 void gol_abort_msg(const char *fmt, ...) {

@@ -21,7 +21,9 @@ void gol_die(const char *file, int line, const char *call, const char *lib, cons
     __attribute__((noreturn));
 const char *gol_mpi_errstr(int code); /* static buffer: only called on the way to abort */
 /* Not a library error but a run that cannot go on (a peer that stopped answering): one line,
- * "golmpi: rank R on host H: <message>", then MPI_Abort(GOL_EXIT_PEER) so that every rank goes. */
+ * "golmpi: rank R on host H: <message>", then MPI_Abort(GOL_EXIT_PEER) so that every rank goes.
+ * The other ranks are told first (gol_on_peer_lost), without the lost rank: each says that this
+ * rank found one, and ends with the same code. */
 void gol_abort_msg(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* The same, for a peer found lost (its rank: lost): the other ranks are told first, through the
  * hook set with gol_on_peer_lost (the heartbeat's notice, so that each ends within a tick instead
@@ -42,6 +44,12 @@ void gol_fatal_log_to(const char *path);
  * wrote its line (so the abort that follows does not cut them short). One pair at most; NULL:
  * none. */
 void gol_on_peer_lost(int (*tell)(void *, int), void (*heard)(void *, int, double), void *arg);
+/* Tells the other ranks that this one is about to abort (lost: the lost rank, or -1), and waits
+ * for their word (1.5 s at most), once per process: for a caller that must tear something down
+ * first that the others would see fail (halo_abort: NCCL's communicators), so that they end on
+ * the notice, exit 6, and not on that failure. The fatal path calls it too; a second call does
+ * nothing. */
+void gol_tell_others(int lost);
 /* gol_abort_msg, running after(arg) once the line is printed and logged (a told rank's word
  * back to the rank that told it). */
 void gol_abort_then(void (*after)(void *), void *arg, const char *fmt, ...)

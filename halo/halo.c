@@ -7,6 +7,7 @@
 
 #include "core/check.h"
 #include "core/phase.h"
+#include "halo/heartbeat.h"
 
 extern const halo_ops halo_mpi_ops;        /* halo/halo_mpi.c */
 extern const halo_ops halo_mpi_staged_ops; /* halo/halo_mpi_staged.c (CUDA builds) */
@@ -104,6 +105,7 @@ void halo_poll(gol_halo *h) {
 }
 
 void halo_abort(gol_halo *h) {
+    gol_tell_others(-1); /* before the teardown, which the others would see as NCCL's error */
     if (h && h->mode->ops->abort) h->mode->ops->abort(h->impl);
 }
 
@@ -122,6 +124,8 @@ void halo_destroy(gol_halo *h) {
     h->mode->ops->destroy(h->impl);
     free(h);
 }
+
+const char *halo_peer_host(int peer) { return heartbeat_host(heartbeat_guard(), peer); }
 
 void halo_name_neighbours(char *buf, size_t len, int up, int down) {
     if (up >= 0 && down >= 0 && up != down)

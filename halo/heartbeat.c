@@ -234,6 +234,9 @@ static void take_notice(gol_heartbeat *hb) {
     int lost = hb->lost_in[0], by = hb->lost_in[1];
     char phase[64];
     gol_phase_describe(phase, sizeof phase);
+    if (lost < 0) /* the finder's own line names what it lost */
+        gol_abort_then(say_heard, hb, "%s: rank %d (host %s) found a peer stopped answering: "
+                       "aborting every rank", phase, by, heartbeat_host(hb, by));
     gol_abort_then(say_heard, hb, "%s: rank %d (host %s) stopped answering, as rank %d (host %s) "
                    "found: aborting every rank", phase, lost, heartbeat_host(hb, lost), by,
                    heartbeat_host(hb, by));
@@ -350,6 +353,8 @@ gol_heartbeat *heartbeat_start(MPI_Comm comm, int up, int down, double timeout_s
     if (!all_multiple(comm)) return NULL;
     return create(comm, up, down, timeout_s, false);
 }
+
+gol_heartbeat *heartbeat_guard(void) { return guard; }
 
 const char *heartbeat_host(const gol_heartbeat *hb, int rank) {
     if (!hb || !hb->hosts || rank < 0 || rank >= hb->nranks) return "?";

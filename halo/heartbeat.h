@@ -38,6 +38,8 @@ gol_heartbeat *heartbeat_start(MPI_Comm comm, int up, int down, double timeout_s
 gol_heartbeat *heartbeat_start_guard(MPI_Comm comm, double timeout_s);
 /* The host of `rank`, as the guard learned it; "?" when unknown (hb NULL or no guard). Local. */
 const char *heartbeat_host(const gol_heartbeat *hb, int rank);
+/* This process's guard while it runs, else NULL. Local. */
+gol_heartbeat *heartbeat_guard(void);
 /* MPI_Wtime() when peer was last heard from (a beat taken by the helper thread); 0 when never, or
  * hb is NULL, or peer is no neighbour. Local; never blocks. */
 double heartbeat_heard(gol_heartbeat *hb, int peer);

@@ -23,8 +23,10 @@ On one node Open MPI's mpiexec itself ends the job as soon as a rank dies of a s
 kill column tests that nothing of golmpi's delays that (a rank held in a collective write, in
 MPI_Finalize) and the output is whole; the cells that differ are the stop column's.
 
-usage: test_fault_matrix.py --golmpi PATH --work DIR --cells NAME[,NAME...] --mpiexec MPIEXEC
-       [FLAGS...]   (a cell is PHASE-FAULT, e.g. exchange-stop; --list lists them)
+usage: test_fault_matrix.py --golmpi PATH --work DIR [--cells NAME[,NAME...]]
+       [--backend cpu|cuda-nccl|cuda-mpi] --mpiexec MPIEXEC [FLAGS...]
+       (a cell is PHASE-FAULT, e.g. exchange-stop; --list lists them; the cuda backends need a
+       golmpi built with CUDA, or the simulated GPU's build, -DGOLMPI_CUDA_SIM=ON)
 """
 import argparse
 import os
@@ -40,7 +42,9 @@ from mpi_ranks import alive, find_ranks, kill_run  # noqa: E402
 
 RANKS, TIMEOUT_S, GRACE_S = 4, 2, 5
 STEPS, EVERY, CHUNK = 3000, 100, 3
-BASE_ARGS = ["--backend", "cpu", "--size", "256", "--steps", str(STEPS), "--save-every",
+BACKENDS = {"cpu": ["--backend", "cpu"], "cuda-nccl": ["--backend", "cuda", "--halo", "nccl"],
+            "cuda-mpi": ["--backend", "cuda", "--halo", "mpi"]}  # cuda: the simulated GPU's build
+BASE_ARGS = ["--size", "256", "--steps", str(STEPS), "--save-every",
              str(EVERY), "--chunk", str(CHUNK), "--seed", "28", "--timeout", str(TIMEOUT_S)]
 
 # phase: (rank held, entry held). Rank 1's ring neighbours are 0 and 2; rank 3 hears of the loss
@@ -230,6 +234,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--cells", default=",".join(CELLS))
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--backend", choices=sorted(BACKENDS), default="cpu")
     ap.add_argument("--mpiexec", nargs=argparse.REMAINDER, required=True)
     a = ap.parse_args()
     if a.list:
@@ -243,6 +248,7 @@ def main():
     if unknown:
         sys.exit(f"unknown cells {unknown}; --list lists them")
     run = tf.Runner(os.path.abspath(a.golmpi), a.mpiexec)
+    BASE_ARGS[:0] = BACKENDS[a.backend]
     work = tf.fresh(os.path.abspath(a.work))
     ref = tf.fresh(os.path.join(work, "ref"))
     rc, out = run.run(RANKS, BASE_ARGS + ["--output", os.path.join(ref, "life.h5")], ref)
