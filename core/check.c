@@ -29,9 +29,11 @@ static int whoami(char *host, size_t len) {
 
 /* ---- the one fatal path (DESIGN: Errors) ---------------------------------------------- */
 
-/* How long MPI_Abort may take before the process ends itself: Open MPI's MPI_Abort waits on the
- * local daemon, which may wait on one that is unreachable (52.7 s seen after a link cut). */
-#define ABORT_GRACE_S 2
+/* How long the whole fatal path may take, from its first step to the end of MPI_Abort, before
+ * the process ends itself: Open MPI's MPI_Abort waits on the local daemon, which may wait on one
+ * that is unreachable (52.7 s seen after a link cut), and telling the others is MPI too. It
+ * covers the wait for the told ranks' word (TELL_WAIT_S) and 2.5 s more. */
+#define FATAL_DEADLINE_S 4
 /* After telling the other ranks that a peer is lost, how long to wait for their word that each
  * wrote its own line, before MPI_Abort (whose kill would cut them short): their helpers take the
  * notice within a tick (20 ms), but an oversubscribed node may starve them for longer. */
@@ -54,12 +56,22 @@ void gol_on_peer_lost(int (*tell)(void *, int), void (*heard)(void *, int, doubl
     tell_arg = arg;
 }
 
+static void *grace_main(void *arg) {
+    struct timespec ts = {FATAL_DEADLINE_S, 0};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+    _exit((int)(intptr_t)arg);
+}
+
 /* A second thread that reaches the fatal path while the first is on it waits to be ended with
- * the process: one message, one abort. */
-static void fatal_claim(void) {
+ * the process: one message, one abort. The first starts the deadline that ends the process with
+ * `code` whatever the steps after this one block in. */
+static void fatal_claim(int code) {
     if (__atomic_exchange_n(&fatal_taken, 1, __ATOMIC_SEQ_CST))
         for (;;)
             pause();
+    pthread_t t;
+    if (pthread_create(&t, NULL, grace_main, (void *)(intptr_t)code) == 0) pthread_detach(t);
 }
 
 /* The line also goes where it outlives mpirun's node: the output's log, appended in one write
@@ -98,18 +110,8 @@ static void die_print(const char *file, int line, const char *call, const char *
     log_line(one);
 }
 
-static void *grace_main(void *arg) {
-    struct timespec ts = {ABORT_GRACE_S, 0};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-    _exit((int)(intptr_t)arg);
-}
-
-/* MPI_Abort, with a deadline outside it: past ABORT_GRACE_S the process ends itself with the
- * same code. */
+/* MPI_Abort, under fatal_claim's deadline. */
 static void __attribute__((noreturn)) die_abort(int code) {
-    pthread_t t;
-    if (pthread_create(&t, NULL, grace_main, (void *)(intptr_t)code) == 0) pthread_detach(t);
     int inited = 0, finalized = 0;
     MPI_Initialized(&inited);
     MPI_Finalized(&finalized);
@@ -118,7 +120,7 @@ static void __attribute__((noreturn)) die_abort(int code) {
 }
 
 void gol_die(const char *file, int line, const char *call, const char *lib, const char *err) {
-    fatal_claim();
+    fatal_claim(1);
     die_print(file, line, call, lib, err);
     die_abort(1);
 }
@@ -129,7 +131,7 @@ void gol_die(const char *file, int line, const char *call, const char *lib, cons
 static void __attribute__((noreturn)) abort_line(int lost, void (*after)(void *), void *arg,
                                                  const char *fmt, va_list ap) {
     char host[256], raw[1024], msg[1024], line[1400];
-    fatal_claim();
+    fatal_claim(GOL_EXIT_PEER);
     int rank = whoami(host, sizeof host);
     vsnprintf(raw, sizeof raw, fmt, ap);
     gol_escape(msg, sizeof msg, raw); /* it may quote a path or a file's bytes */
@@ -152,6 +154,8 @@ static void __attribute__((noreturn)) abort_line(int lost, void (*after)(void *)
      * requeue and resume, from a failure that would only fail again */
     die_abort(GOL_EXIT_PEER);
 }
+
+bool gol_telling(void) { return __atomic_load_n(&told_once, __ATOMIC_SEQ_CST) != 0; }
 
 void gol_tell_others(int lost) {
     if (!tell_fn || __atomic_exchange_n(&told_once, 1, __ATOMIC_SEQ_CST)) return;

@@ -5,6 +5,7 @@
 #define GOLMPI_CHECK_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #ifdef GOLMPI_HAVE_CUDA
 #include "core/check_cuda.h" /* CUDA_CHECK, alone for the .cu files */
@@ -32,9 +33,10 @@ void gol_abort_peer(int lost, const char *fmt, ...) __attribute__((noreturn, for
 const char *gol_h5_errstr(void);
 
 /* The fatal path (gol_die, gol_abort_msg, gol_abort_peer, a deadline) is taken once per process:
- * a second thread that reaches it waits to end with the process. Its MPI_Abort has a deadline of
- * its own: past 2 s the process _exits with the same code (MPI_Abort waits on the local daemon,
- * which may wait on an unreachable one). Each fatal line also goes, with the UTC time, to
+ * a second thread that reaches it waits to end with the process. The path has a deadline of its
+ * own: 4 s after its first step the process _exits with its code, whatever MPI_Abort or the
+ * telling of the others block in (MPI_Abort waits on the local daemon, which may wait on an
+ * unreachable one). Each fatal line also goes, with the UTC time, to
  * gol_fatal_log_to's file (the output's <base>.log, O_APPEND, one line a message), or to syslog
  * (LOG_USER) while none is set (start-up, --no-output). NULL: syslog. Main thread, before the
  * helper threads start. */
@@ -50,6 +52,9 @@ void gol_on_peer_lost(int (*tell)(void *, int), void (*heard)(void *, int, doubl
  * the notice, exit 6, and not on that failure. The fatal path calls it too; a second call does
  * nothing. */
 void gol_tell_others(int lost);
+/* This process told the others (it is on its way to abort): a notice from another rank that
+ * found the same loss is no news to it. Any thread. */
+bool gol_telling(void);
 /* gol_abort_msg, running after(arg) once the line is printed and logged (a told rank's word
  * back to the rank that told it). */
 void gol_abort_then(void (*after)(void *), void *arg, const char *fmt, ...)
