@@ -65,6 +65,8 @@ struct gol_halo {
     int peers;        /* messages a post sends: one per neighbour that exists */
     int64_t messages; /* sent so far */
     int64_t posts;    /* exchanges posted so far */
+    int up, down;     /* the neighbours (-1: none), for the loss halo_abort tells of */
+    double timeout_s;
 };
 
 gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows, MPI_Comm comm,
@@ -72,6 +74,9 @@ gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows,
     gol_halo *h = gol_xcalloc(1, sizeof *h);
     h->mode = mode;
     h->peers = (slab->up >= 0) + (slab->down >= 0);
+    h->up = slab->up;
+    h->down = slab->down;
+    h->timeout_s = timeout_s;
     h->impl = mode->ops->create(slab, rows, comm, stream, timeout_s);
     return h;
 }
@@ -104,8 +109,24 @@ void halo_poll(gol_halo *h) {
     if (h->mode->ops->poll) h->mode->ops->poll(h->impl);
 }
 
+/* The neighbour silent the longest, past the timeout, by its signs of life; -1: none is. */
+static int silent_neighbour(gol_halo *h) {
+    int lost = -1;
+    double now = MPI_Wtime(), longest = h->timeout_s / 2; /* beats come every T/8 at most */
+    const int peers[2] = {h->up, h->down};
+    for (int i = 0; i < 2; i++) {
+        double heard = halo_heard(h, peers[i]);
+        if (peers[i] >= 0 && heard > 0 && now - heard > longest) {
+            longest = now - heard;
+            lost = peers[i];
+        }
+    }
+    return lost;
+}
+
 void halo_abort(gol_halo *h) {
-    gol_tell_others(-1); /* before the teardown, which the others would see as NCCL's error */
+    /* before the teardown, which the others would see as NCCL's error */
+    gol_tell_others(h ? silent_neighbour(h) : -1);
     if (h && h->mode->ops->abort) h->mode->ops->abort(h->impl);
 }
 
