@@ -1,6 +1,11 @@
 #include "core/check.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <syslog.h>
+#include <time.h>
 #include <hdf5.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,41 +27,228 @@ static int whoami(char *host, size_t len) {
     return rank;
 }
 
+/* ---- the one fatal path (DESIGN: Errors) ---------------------------------------------- */
+
+/* How long the whole fatal path may take, from its first step to the end of MPI_Abort, before
+ * the process ends itself: Open MPI's MPI_Abort waits on the local daemon, which may wait on one
+ * that is unreachable (52.7 s seen after a link cut), and telling the others is MPI too. It
+ * covers the wait for the told ranks' word (TELL_WAIT_S) and 2.5 s more. */
+#define FATAL_DEADLINE_S 4
+/* After telling the other ranks that a peer is lost, how long to wait for their word that each
+ * wrote its own line, before MPI_Abort (whose kill would cut them short): their helpers take the
+ * notice within a tick (20 ms), but an oversubscribed node may starve them for longer. */
+#define TELL_WAIT_S 1.5
+
+static char log_path[4096]; /* "" until the output is known: syslog */
+static int (*tell_fn)(void *, int);
+static void (*heard_fn)(void *, int, double);
+static void *tell_arg;
+static int fatal_taken; /* atomic: the first thread on the fatal path ends the process */
+static int told_once;   /* atomic: the other ranks were told (gol_tell_others) */
+
+void gol_fatal_log_to(const char *path) {
+    snprintf(log_path, sizeof log_path, "%s", path ? path : "");
+}
+
+void gol_on_peer_lost(int (*tell)(void *, int), void (*heard)(void *, int, double), void *arg) {
+    tell_fn = tell;
+    heard_fn = heard;
+    tell_arg = arg;
+}
+
+static void *grace_main(void *arg) {
+    struct timespec ts = {FATAL_DEADLINE_S, 0};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+    _exit((int)(intptr_t)arg);
+}
+
+/* A second thread that reaches the fatal path while the first is on it waits to be ended with
+ * the process: one message, one abort. The first starts the deadline that ends the process with
+ * `code` whatever the steps after this one block in. */
+static void fatal_claim(int code) {
+    if (__atomic_exchange_n(&fatal_taken, 1, __ATOMIC_SEQ_CST))
+        for (;;)
+            pause();
+    pthread_t t;
+    if (pthread_create(&t, NULL, grace_main, (void *)(intptr_t)code) == 0) pthread_detach(t);
+}
+
+/* The line also goes where it outlives mpirun's node: the output's log, appended in one write
+ * (O_APPEND keeps the ranks' lines whole), or syslog where there is no output. */
+static void log_line(const char *line) {
+    if (!log_path[0]) {
+        openlog("golmpi", LOG_PID, LOG_USER);
+        syslog(LOG_ERR, "%s", line);
+        closelog();
+        return;
+    }
+    char buf[1400], stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    int n = snprintf(buf, sizeof buf, "%s %s\n", stamp, line);
+    if (n < 0) return;
+    if (n >= (int)sizeof buf) n = (int)sizeof buf - 1, buf[n - 1] = '\n';
+    int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return; /* the message is on stderr all the same */
+    ssize_t w = write(fd, buf, (size_t)n);
+    (void)w;
+    close(fd);
+}
+
 static void die_print(const char *file, int line, const char *call, const char *lib,
                       const char *err) {
-    char host[256];
+    char host[256], one[1200];
     int rank = whoami(host, sizeof host);
     fprintf(stderr, "golmpi: %s error on host %s, rank %d, %s:%d\n  call: %s\n  error: %s\n", lib,
             host, rank, file, line, call, err);
     fflush(stderr);
+    snprintf(one, sizeof one, "golmpi: %s error on host %s, rank %d, %s:%d: %s: %s", lib, host,
+             rank, file, line, call, err);
+    log_line(one);
 }
 
+/* MPI_Abort, under fatal_claim's deadline. */
 static void __attribute__((noreturn)) die_abort(int code) {
     int inited = 0, finalized = 0;
     MPI_Initialized(&inited);
     MPI_Finalized(&finalized);
     if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
-    abort();
+    _exit(code);
 }
 
 void gol_die(const char *file, int line, const char *call, const char *lib, const char *err) {
+    fatal_claim(1);
     die_print(file, line, call, lib, err);
     die_abort(1);
 }
 
-void gol_abort_msg(const char *fmt, ...) {
-    char host[256], raw[1024], msg[1024];
+/* Without after: once the line is written the other ranks are told (the hook; lost: the lost
+ * rank, -1 when the message alone names it), and their word that each wrote its own line is
+ * awaited before the abort. With after: a told rank; after(arg) runs once its line is written. */
+static void __attribute__((noreturn)) abort_line(int lost, void (*after)(void *), void *arg,
+                                                 const char *fmt, va_list ap) {
+    char host[256], raw[1024], msg[1024], line[1400];
+    fatal_claim(GOL_EXIT_PEER);
     int rank = whoami(host, sizeof host);
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
     gol_escape(msg, sizeof msg, raw); /* it may quote a path or a file's bytes */
-    fprintf(stderr, "golmpi: rank %d on host %s: %s\n", rank, host, msg);
+    snprintf(line, sizeof line, "golmpi: rank %d on host %s: %s", rank, host, msg);
+    fprintf(stderr, "%s\n", line);
     fflush(stderr);
+    log_line(line);
+    /* told after the line is written: a rank that finds the same peer lost and hears from this
+     * one knows this line is out */
+    if (!after) gol_tell_others(lost);
+    if (after) {
+        /* a told rank leaves the abort to the rank that told it, which waits for every told
+         * rank's word first: this rank's own MPI_Abort would cut the slower ones short */
+        after(arg);
+        struct timespec ts = {(time_t)TELL_WAIT_S, (long)((TELL_WAIT_S - (int)TELL_WAIT_S) * 1e9)};
+        ts.tv_nsec += 250000000L;
+        nanosleep(&ts, NULL);
+    }
     /* its own exit code (mpirun passes MPI_Abort's on): a job script can tell a lost peer, to
      * requeue and resume, from a failure that would only fail again */
     die_abort(GOL_EXIT_PEER);
+}
+
+bool gol_telling(void) { return __atomic_load_n(&told_once, __ATOMIC_SEQ_CST) != 0; }
+
+void gol_tell_others(int lost) {
+    if (!tell_fn || __atomic_exchange_n(&told_once, 1, __ATOMIC_SEQ_CST)) return;
+    int told = tell_fn(tell_arg, lost);
+    if (told > 0 && heard_fn) heard_fn(tell_arg, told, TELL_WAIT_S);
+}
+
+void gol_abort_msg(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    abort_line(-1, NULL, NULL, fmt, ap);
+}
+
+void gol_abort_peer(int lost, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    abort_line(lost, NULL, NULL, fmt, ap);
+}
+
+void gol_abort_then(void (*after)(void *), void *arg, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    abort_line(-1, after, arg, fmt, ap);
+}
+
+/* A deadline for a call that may block for ever where no other thread can look (MPI_Finalize):
+ * a thread that sleeps through it, then takes the fatal path without MPI. */
+static struct {
+    double seconds;
+    char msg[1024];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int armed; /* under mu */
+    pthread_t thread;
+} deadline = {0, "", PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+static int deadline_rank = -1; /* taken when armed: MPI may be gone when it fires */
+
+static void *deadline_main(void *arg) {
+    (void)arg;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)deadline.seconds;
+    until.tv_nsec += (long)((deadline.seconds - (double)(time_t)deadline.seconds) * 1e9);
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&deadline.mu);
+    int rc = 0;
+    while (deadline.armed && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&deadline.cv, &deadline.mu, &until);
+    int fire = deadline.armed;
+    pthread_mutex_unlock(&deadline.mu);
+    if (!fire) return NULL;
+    if (__atomic_exchange_n(&fatal_taken, 1, __ATOMIC_SEQ_CST)) return NULL;
+    char host[256], line[1400];
+    int rank = -1;
+    snprintf(host, sizeof host, "?");
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    rank = deadline_rank;
+    snprintf(line, sizeof line, "golmpi: rank %d on host %s: %s", rank, host, deadline.msg);
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+    log_line(line);
+    _exit(GOL_EXIT_PEER); /* MPI itself is what hangs: no MPI_Abort */
+}
+
+void gol_deadline_arm(double seconds, const char *fmt, ...) {
+    if (!(seconds > 0) || seconds > 1e8) return; /* --timeout 0: wait for ever */
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (inited && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &deadline_rank);
+    va_list ap;
+    va_start(ap, fmt);
+    char raw[1024];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    gol_escape(deadline.msg, sizeof deadline.msg, raw);
+    deadline.seconds = seconds;
+    deadline.armed = 1;
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, deadline_main, NULL);
+    errno = rc;
+    SYS_CHECK(rc == 0, "pthread_create(deadline)");
+    deadline.thread = t;
+}
+
+void gol_deadline_disarm(void) {
+    pthread_mutex_lock(&deadline.mu);
+    int was = deadline.armed;
+    deadline.armed = 0;
+    pthread_cond_broadcast(&deadline.cv);
+    pthread_mutex_unlock(&deadline.mu);
+    if (was) pthread_join(deadline.thread, NULL);
 }
 
 const char *gol_mpi_errstr(int code) {

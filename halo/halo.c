@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "core/check.h"
+#include "core/phase.h"
+#include "halo/heartbeat.h"
 
 extern const halo_ops halo_mpi_ops;        /* halo/halo_mpi.c */
 extern const halo_ops halo_mpi_staged_ops; /* halo/halo_mpi_staged.c (CUDA builds) */
@@ -63,6 +65,8 @@ struct gol_halo {
     int peers;        /* messages a post sends: one per neighbour that exists */
     int64_t messages; /* sent so far */
     int64_t posts;    /* exchanges posted so far */
+    int up, down;     /* the neighbours (-1: none), for the loss halo_abort tells of */
+    double timeout_s;
 };
 
 gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows, MPI_Comm comm,
@@ -70,6 +74,9 @@ gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows,
     gol_halo *h = gol_xcalloc(1, sizeof *h);
     h->mode = mode;
     h->peers = (slab->up >= 0) + (slab->down >= 0);
+    h->up = slab->up;
+    h->down = slab->down;
+    h->timeout_s = timeout_s;
     h->impl = mode->ops->create(slab, rows, comm, stream, timeout_s);
     return h;
 }
@@ -88,7 +95,11 @@ void halo_replayed(gol_halo *h) {
     if (h->mode->ops->posted) h->mode->ops->posted(h->impl, h->posts);
 }
 
-void halo_wait(gol_halo *h) { h->mode->ops->wait(h->impl); }
+void halo_wait(gol_halo *h) {
+    gol_phase_enter(h->posts <= 1 ? GOL_PHASE_FIRST_EXCHANGE : GOL_PHASE_EXCHANGE, -1);
+    h->mode->ops->wait(h->impl);
+    gol_phase_enter(GOL_PHASE_COMPUTE, -1);
+}
 double halo_seconds(const gol_halo *h) { return h->mode->ops->seconds(h->impl); }
 int64_t halo_messages(const gol_halo *h) { return h->messages; }
 bool halo_capturable(const gol_halo *h) { return h->mode->ops->capturable != 0; }
@@ -98,7 +109,24 @@ void halo_poll(gol_halo *h) {
     if (h->mode->ops->poll) h->mode->ops->poll(h->impl);
 }
 
+/* The neighbour silent the longest, past the timeout, by its signs of life; -1: none is. */
+static int silent_neighbour(gol_halo *h) {
+    int lost = -1;
+    double now = MPI_Wtime(), longest = h->timeout_s / 2; /* beats come every T/8 at most */
+    const int peers[2] = {h->up, h->down};
+    for (int i = 0; i < 2; i++) {
+        double heard = halo_heard(h, peers[i]);
+        if (peers[i] >= 0 && heard > 0 && now - heard > longest) {
+            longest = now - heard;
+            lost = peers[i];
+        }
+    }
+    return lost;
+}
+
 void halo_abort(gol_halo *h) {
+    /* before the teardown, which the others would see as NCCL's error */
+    gol_tell_others(h ? silent_neighbour(h) : -1);
     if (h && h->mode->ops->abort) h->mode->ops->abort(h->impl);
 }
 
@@ -117,6 +145,8 @@ void halo_destroy(gol_halo *h) {
     h->mode->ops->destroy(h->impl);
     free(h);
 }
+
+const char *halo_peer_host(int peer) { return heartbeat_host(heartbeat_guard(), peer); }
 
 void halo_name_neighbours(char *buf, size_t len, int up, int down) {
     if (up >= 0 && down >= 0 && up != down)

@@ -122,7 +122,9 @@ int64_t halo_messages(const gol_halo *h);
 bool halo_capturable(const gol_halo *h);
 bool halo_sampled(const gol_halo *h);
 void halo_poll(gol_halo *h); /* nothing when the mode has no poll */
-void halo_abort(gol_halo *h); /* nothing when the mode has no abort */
+/* Only on the way to a fatal abort: tells every other rank first (core/check.h's
+ * gol_tell_others), then tears the exchange down; nothing more when the mode has no abort. */
+void halo_abort(gol_halo *h);
 double halo_heard(gol_halo *h, int peer); /* 0 when the mode has no heard */
 int64_t halo_least_posted(gol_halo *h);   /* -1 when the mode has no least_posted */
 /* Exchanges this rank has posted so far: posts, and replays of captured ones. Local; never
@@ -136,5 +138,8 @@ void halo_destroy(gol_halo *h); /* NULL: nothing */
 /* The neighbours an exchange waits on, for a message: "rank 3 (above) or rank 5 (below)",
  * "rank 3 (above and below)", "rank 5 (below)" (up, down: -1 for none; not both). */
 void halo_name_neighbours(char *buf, size_t len, int up, int down);
+/* The host of rank `peer` of the run's communicator, as the run's guard learned it (halo/
+ * heartbeat.h), for a message that names a lost peer; "?" without a guard. Local. */
+const char *halo_peer_host(int peer);
 
 #endif

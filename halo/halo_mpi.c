@@ -112,8 +112,8 @@ static int open_peers(const halo_mpi *h, bool is_recv, const double quiet[4], in
 
 /* Names the neighbours that stopped answering: those whose rows did not arrive ("no halo row
  * arrived from rank 2 (below)"), or else, when every row arrived, those that did not take ours
- * (a large row waits for its receiver). */
-static void say_silent(const halo_mpi *h, const double quiet[4], char *buf, size_t len) {
+ * (a large row waits for its receiver). Returns the first of them. */
+static int say_silent(const halo_mpi *h, const double quiet[4], char *buf, size_t len) {
     int names[4];
     bool rows_missing = true;
     int n = open_peers(h, true, quiet, names);
@@ -132,6 +132,7 @@ static void say_silent(const halo_mpi *h, const double quiet[4], char *buf, size
         used += (size_t)snprintf(buf + used, len - used, "%s%d (host %s, %s)", j ? " and " : " ",
                                  names[j], host, where);
     }
+    return n > 0 ? names[0] : -1; /* the one the other ranks are told of */
 }
 
 /* Adds dt to how long each open request's peer has been quiet, unless the peer was heard from
@@ -177,10 +178,10 @@ static int requests_done(void *arg, double since) {
     w->last = now;
     if (longest > h->timeout_s) {
         char silent[400];
-        say_silent(h, w->quiet, silent, sizeof silent);
-        gol_abort_msg("%s for %.1f s (--timeout %g), nor any sign of life: stopped answering; "
-                      "aborting every rank",
-                      silent, longest, h->timeout_s);
+        int lost = say_silent(h, w->quiet, silent, sizeof silent);
+        gol_abort_peer(lost, "%s for %.1f s (--timeout %g), nor any sign of life: stopped "
+                       "answering; aborting every rank",
+                       silent, longest, h->timeout_s);
     }
     return 0;
 }

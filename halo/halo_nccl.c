@@ -257,9 +257,13 @@ static int connected(void *arg, double since) {
         halo_name_neighbours(who, sizeof who, h->up, h->down);
         ncclComm_t comms[2] = {h->comm, h->init};
         abort_bounded(h->device, comms, 2);
-        gol_abort_msg("%s did not finish in %.0f s (--timeout): neighbour %s never posted "
-                      "its side of it; aborting every rank",
-                      w->what, waited, who);
+        /* the one neighbour, where only one can owe it, is the lost rank the others hear */
+        int lost = h->up >= 0 && h->down >= 0 && h->up != h->down ? -1
+                   : h->up >= 0                                  ? h->up
+                                                                 : h->down;
+        gol_abort_peer(lost, "%s did not finish in %.0f s (--timeout): neighbour %s never "
+                       "posted its side of it; aborting every rank",
+                       w->what, waited, who);
     }
     return 0;
 }

@@ -4,14 +4,19 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/check.h"
+#include "core/phase.h"
 
 /* A beat, and the last message a rank sends before it stops beating: a neighbour takes beats
  * until that one (MPI keeps the order of one sender's messages on one communicator). */
-enum { TAG_BEAT = 21, TAG_LAST = 22 };
+enum { TAG_BEAT = 21, TAG_LAST = 22, TAG_LOST = 23, TAG_HEARD = 24 };
+enum { HOST_LEN = 64 };
 /* How often the thread looks for beats: often enough that a beat is seen well within a period,
  * seldom enough to cost nothing next to the generations. */
 #define TICK_S 0.02
@@ -42,7 +47,21 @@ struct gol_heartbeat {
     bool stop; /* under mu */
     int64_t posted; /* this rank's exchanges posted (heartbeat_set_posted); atomic */
     bool first, last; /* rank 0, rank nranks - 1: where the chains of the least posted begin */
+
+    /* the guard (heartbeat_start_guard) only: every rank's host, and the notices of a lost
+     * peer, on a communicator of their own that any rank may send to */
+    bool guard;
+    int users; /* halo modes that share it (heartbeat_start); under the main thread */
+    int self, nranks;
+    char (*hosts)[HOST_LEN];
+    MPI_Comm lost_comm;
+    MPI_Request lost_recv;
+    int lost_in[2]; /* the lost rank, and who found it */
+    int lost_out[2];
 };
+
+/* The guard of this process, shared with the halo modes that ask for a heartbeat. */
+static gol_heartbeat *guard;
 
 static void sleep_s(double s) {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -132,11 +151,95 @@ static void judge_silence(const gol_heartbeat *hb, double now, double since) {
     for (int i = 0; i < hb->npeers; i++) {
         const hb_peer *p = &hb->peer[i];
         double quiet = now - (p->heard > since ? p->heard : since);
-        if (!p->done && quiet > hb->timeout_s + SILENCE_MARGIN_S)
-            gol_abort_msg("no sign of life from rank %d for %.1f s (--timeout %g): stopped "
-                          "answering; aborting every rank",
-                          p->rank, quiet, hb->timeout_s);
+        if (p->done || quiet <= hb->timeout_s + SILENCE_MARGIN_S) continue;
+        char phase[64];
+        gol_phase_describe(phase, sizeof phase);
+        gol_abort_peer(p->rank, "%s: no sign of life from rank %d (host %s) for %.1f s (--timeout "
+                       "%g): stopped answering; aborting every rank",
+                       phase, p->rank, heartbeat_host(hb, p->rank), quiet, hb->timeout_s);
     }
+}
+
+/* ---- the guard's notices: a peer found lost ends every rank within a tick ---------------- */
+
+static void post_lost_recv(gol_heartbeat *hb) {
+    MPI_CHECK(MPI_Irecv(hb->lost_in, 2, MPI_INT, MPI_ANY_SOURCE, TAG_LOST, hb->lost_comm,
+                        &hb->lost_recv));
+}
+
+/* gol_on_peer_lost's hook, on whichever thread takes the fatal path: one notice to each rank but
+ * this one and the lost one. The sends are never waited for: the process is ending. */
+static int tell_lost(void *arg, int lost) {
+    gol_heartbeat *hb = arg;
+    hb->lost_out[0] = lost;
+    hb->lost_out[1] = hb->self;
+    int told = 0;
+    for (int r = 0; r < hb->nranks; r++) {
+        if (r == hb->self || r == lost) continue;
+        MPI_Request req;
+        if (MPI_Isend(hb->lost_out, 2, MPI_INT, r, TAG_LOST, hb->lost_comm, &req) != MPI_SUCCESS)
+            continue;
+        MPI_Request_free(&req);
+        told++;
+    }
+    return told;
+}
+
+/* The other half of the hook: each told rank's word that its line is written, for at most
+ * within_s. Another rank that found the same peer lost and told this one counts too: it wrote
+ * its line before it told, and waits for its own word back, not for this rank's. */
+static void heard_back(void *arg, int told, double within_s) {
+    gol_heartbeat *hb = arg;
+    double until = MPI_Wtime() + within_s;
+    int word[2];
+    while (told > 0 && MPI_Wtime() < until) {
+        int flag = 0;
+        MPI_Status st;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, hb->lost_comm, &flag, &st) != MPI_SUCCESS)
+            return;
+        if (!flag) {
+            /* the open receive took another finder's notice: it counts (tested here only on
+             * the helper's own thread, which alone tests it otherwise) */
+            int noticed = 0;
+            if (pthread_equal(pthread_self(), hb->thread) && hb->lost_recv != MPI_REQUEST_NULL &&
+                MPI_Test(&hb->lost_recv, &noticed, MPI_STATUS_IGNORE) == MPI_SUCCESS && noticed)
+                told--;
+            else
+                sleep_s(TICK_S / 10);
+            continue;
+        }
+        if (MPI_Recv(word, 2, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, hb->lost_comm,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return;
+        told--;
+    }
+}
+
+/* After a told rank's line: its word back to the rank that told it. */
+static void say_heard(void *arg) {
+    gol_heartbeat *hb = arg;
+    MPI_Request req;
+    static int word = 1;
+    if (MPI_Isend(&word, 1, MPI_INT, hb->lost_in[1], TAG_HEARD, hb->lost_comm, &req) ==
+        MPI_SUCCESS)
+        MPI_Wait(&req, MPI_STATUS_IGNORE); /* an int: eager */
+}
+
+/* A notice came: this rank ends too, naming the lost rank and who found it. */
+static void take_notice(gol_heartbeat *hb) {
+    if (!hb->guard || gol_telling()) return; /* a finder prints its own line, not a told one */
+    int flag = 0;
+    MPI_CHECK(MPI_Test(&hb->lost_recv, &flag, MPI_STATUS_IGNORE));
+    if (!flag) return;
+    int lost = hb->lost_in[0], by = hb->lost_in[1];
+    char phase[64];
+    gol_phase_describe(phase, sizeof phase);
+    if (lost < 0) /* the finder's own line names what it lost */
+        gol_abort_then(say_heard, hb, "%s: rank %d (host %s) found a peer stopped answering: "
+                       "aborting every rank", phase, by, heartbeat_host(hb, by));
+    gol_abort_then(say_heard, hb, "%s: rank %d (host %s) stopped answering, as rank %d (host %s) "
+                   "found: aborting every rank", phase, lost, heartbeat_host(hb, lost), by,
+                   heartbeat_host(hb, by));
 }
 
 static void *beat_main(void *arg) {
@@ -144,6 +247,7 @@ static void *beat_main(void *arg) {
     double last_beat = 0.0, since = MPI_Wtime(), last_tick = since;
     while (!stopping(hb)) {
         take_beats(hb);
+        take_notice(hb);
         double now = MPI_Wtime();
         /* a long gap between ticks: this process itself was stopped (or starved), and its
          * neighbours' silence over it is no evidence; their beats are still being taken */
@@ -174,32 +278,87 @@ static void add_peer(gol_heartbeat *hb, int rank, int self, bool above) {
     post_recv(hb, p);
 }
 
-static void stop_hook(void *hb) { heartbeat_stop(hb); }
+/* The run ends without unwinding (io_exit_all): the guard stops whatever halo still shares it. */
+static void stop_hook(void *arg) {
+    gol_heartbeat *hb = arg;
+    hb->users = 0;
+    heartbeat_stop(hb);
+}
 
-gol_heartbeat *heartbeat_start(MPI_Comm comm, int up, int down, double timeout_s) {
-    int provided = MPI_THREAD_SINGLE, multiple, all_multiple = 0, self;
+/* Every rank's thread level agrees (MPI_THREAD_MULTIPLE or no thread). Collective. */
+static bool all_multiple(MPI_Comm comm) {
+    int provided = MPI_THREAD_SINGLE, multiple, all = 0;
     MPI_CHECK(MPI_Query_thread(&provided));
     multiple = provided >= MPI_THREAD_MULTIPLE;
-    MPI_CHECK(MPI_Allreduce(&multiple, &all_multiple, 1, MPI_INT, MPI_MIN, comm));
-    if (!all_multiple) return NULL;
+    MPI_CHECK(MPI_Allreduce(&multiple, &all, 1, MPI_INT, MPI_MIN, comm));
+    return all != 0;
+}
+
+/* The state and the thread; the guard's parts are added before the thread starts. */
+static gol_heartbeat *create(MPI_Comm comm, int up, int down, double timeout_s, bool as_guard) {
     gol_heartbeat *hb = gol_xcalloc(1, sizeof *hb);
     MPI_CHECK(MPI_Comm_dup(comm, &hb->comm));
-    int nranks;
-    MPI_CHECK(MPI_Comm_rank(comm, &self));
-    MPI_CHECK(MPI_Comm_size(comm, &nranks));
-    hb->first = self == 0;
-    hb->last = self == nranks - 1;
+    MPI_CHECK(MPI_Comm_rank(comm, &hb->self));
+    MPI_CHECK(MPI_Comm_size(comm, &hb->nranks));
+    hb->first = hb->self == 0;
+    hb->last = hb->self == hb->nranks - 1;
     /* several beats per timeout, so one late beat is no silence; at most one a second */
     hb->timeout_s = timeout_s;
     hb->period_s = timeout_s / 8 < 1.0 ? timeout_s / 8 : 1.0;
-    add_peer(hb, up, self, true);
-    add_peer(hb, down, self, false);
+    add_peer(hb, up, hb->self, true);
+    add_peer(hb, down, hb->self, false);
+    if (as_guard) {
+        hb->guard = true;
+        hb->hosts = gol_xcalloc((size_t)hb->nranks, sizeof *hb->hosts);
+        char host[HOST_LEN] = "?";
+        gethostname(host, sizeof host - 1);
+        host[HOST_LEN - 1] = '\0';
+        MPI_CHECK(MPI_Allgather(host, HOST_LEN, MPI_CHAR, hb->hosts, HOST_LEN, MPI_CHAR, comm));
+        MPI_CHECK(MPI_Comm_dup(comm, &hb->lost_comm));
+        post_lost_recv(hb);
+        gol_on_peer_lost(tell_lost, heard_back, hb);
+    }
     SYS_CHECK(pthread_mutex_init(&hb->mu, NULL) == 0, "pthread_mutex_init");
     int rc = pthread_create(&hb->thread, NULL, beat_main, hb);
     errno = rc;
     SYS_CHECK(rc == 0, "pthread_create(heartbeat)");
     gol_at_finalize(stop_hook, hb); /* a run that ends without unwinding stops it first */
     return hb;
+}
+
+gol_heartbeat *heartbeat_start_guard(MPI_Comm comm, double timeout_s) {
+    if (!(timeout_s > 0) || !all_multiple(comm)) return NULL;
+    int self, nranks;
+    MPI_CHECK(MPI_Comm_rank(comm, &self));
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    /* a ring: every rank is watched by two others, whatever the boundary */
+    guard = create(comm, (self + nranks - 1) % nranks, (self + 1) % nranks, timeout_s, true);
+    return guard;
+}
+
+/* The guard beats to `rank` (or rank is no neighbour: < 0). */
+static bool guard_covers(int rank) {
+    if (rank < 0) return true;
+    for (int i = 0; i < guard->npeers; i++)
+        if (guard->peer[i].rank == rank) return true;
+    return rank == guard->self;
+}
+
+gol_heartbeat *heartbeat_start(MPI_Comm comm, int up, int down, double timeout_s) {
+    /* the guard's ring holds every halo's neighbours, on every rank alike: no second thread */
+    if (guard && guard->timeout_s == timeout_s && guard_covers(up) && guard_covers(down)) {
+        guard->users++;
+        return guard;
+    }
+    if (!all_multiple(comm)) return NULL;
+    return create(comm, up, down, timeout_s, false);
+}
+
+gol_heartbeat *heartbeat_guard(void) { return guard; }
+
+const char *heartbeat_host(const gol_heartbeat *hb, int rank) {
+    if (!hb || !hb->hosts || rank < 0 || rank >= hb->nranks) return "?";
+    return hb->hosts[rank];
 }
 
 double heartbeat_heard(gol_heartbeat *hb, int peer) {
@@ -218,11 +377,36 @@ void heartbeat_set_posted(gol_heartbeat *hb, int64_t posted) {
 
 int64_t heartbeat_least_posted(gol_heartbeat *hb) { return hb ? least_known(hb) : -1; }
 
+/* Every rank reaches the guard's stop before any stops beating: a non-blocking barrier, polled
+ * while the helper still judges silence and takes notices, so a rank lost just before the end is
+ * named by its neighbours, and every other rank hears of it, instead of leaving ranks that
+ * already stopped their helper in MPI_Finalize with no one to tell them. */
+static void meet_all(gol_heartbeat *hb) {
+    MPI_Request req;
+    MPI_CHECK(MPI_Ibarrier(hb->lost_comm, &req));
+    for (int done = 0; !done;) {
+        MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+        if (!done) sleep_s(TICK_S / 20);
+    }
+}
+
+/* No notice can come any more once every neighbour said its last (each stops only after all of
+ * its own neighbours did, so no rank is left to find one lost): the open receive goes. */
+static void stop_guard(gol_heartbeat *hb) {
+    gol_on_peer_lost(NULL, NULL, NULL);
+    MPI_CHECK(MPI_Cancel(&hb->lost_recv));
+    MPI_CHECK(MPI_Wait(&hb->lost_recv, MPI_STATUS_IGNORE));
+    MPI_CHECK(MPI_Comm_free(&hb->lost_comm));
+    free(hb->hosts);
+    guard = NULL;
+}
+
 /* Takes beats until every neighbour's last message; a neighbour silent for the timeout aborts. */
 static void drain(gol_heartbeat *hb) {
     double since = MPI_Wtime();
     for (;;) {
         take_beats(hb);
+        take_notice(hb);
         bool all_done = true;
         double now = MPI_Wtime();
         for (int i = 0; i < hb->npeers; i++) {
@@ -230,9 +414,10 @@ static void drain(gol_heartbeat *hb) {
             all_done = all_done && p->done;
             double quiet = now - (p->heard > since ? p->heard : since);
             if (!p->done && hb->timeout_s > 0 && quiet > hb->timeout_s)
-                gol_abort_msg("rank %d sent no sign of life for %.1f s (--timeout %g) while "
-                              "the run ended: stopped answering; aborting every rank",
-                              p->rank, quiet, hb->timeout_s);
+                gol_abort_peer(p->rank, "%s: rank %d (host %s) sent no sign of life for %.1f s "
+                               "(--timeout %g) while the run ended: stopped answering; aborting "
+                               "every rank", gol_phase_name(gol_phase_now()), p->rank,
+                               heartbeat_host(hb, p->rank), quiet, hb->timeout_s);
         }
         if (all_done) return;
         sleep_s(TICK_S / 10);
@@ -241,7 +426,12 @@ static void drain(gol_heartbeat *hb) {
 
 void heartbeat_stop(gol_heartbeat *hb) {
     if (!hb) return;
+    if (hb == guard && hb->users > 0) { /* a halo mode's share: the guard goes on */
+        hb->users--;
+        return;
+    }
     gol_forget_at_finalize(stop_hook, hb);
+    if (hb->guard) meet_all(hb);
     pthread_mutex_lock(&hb->mu);
     hb->stop = true;
     pthread_mutex_unlock(&hb->mu);
@@ -254,6 +444,7 @@ void heartbeat_stop(gol_heartbeat *hb) {
     for (int i = 0; i < hb->npeers; i++)
         MPI_CHECK(MPI_Wait(&hb->peer[i].send, MPI_STATUS_IGNORE));
     MPI_CHECK(MPI_Comm_free(&hb->comm));
+    if (hb->guard) stop_guard(hb);
     pthread_mutex_destroy(&hb->mu);
     free(hb);
 }

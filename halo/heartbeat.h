@@ -24,6 +24,22 @@ typedef struct gol_heartbeat gol_heartbeat;
  * a second). Collective over comm (it duplicates it). Returns NULL when MPI gives less than
  * MPI_THREAD_MULTIPLE on some rank (every rank then agrees on NULL). */
 gol_heartbeat *heartbeat_start(MPI_Comm comm, int up, int down, double timeout_s);
+/* The guard: the same helper for the whole run, started by main once the options are known and
+ * stopped just before MPI_Finalize, beating around a ring (rank - 1 and rank + 1, modulo the
+ * ranks), so a rank stopped in any phase (start-up, a collective write, the report) is found by
+ * its two ring neighbours after timeout_s + 1 s, whatever the halo. It knows every rank's host
+ * (one MPI_Allgather), and a rank that finds a peer lost tells every rank through it (a notice on
+ * a communicator of its own, taken with MPI_ANY_SOURCE): each prints one line naming the lost
+ * rank, its host and the rank that found it, and ends (exit 6) within a tick, not after a
+ * cascade of timeouts around the ring. A halo mode's heartbeat_start with this timeout and
+ * neighbours on the ring gets the guard itself (no second thread), and its heartbeat_stop leaves
+ * it running. NULL with timeout_s 0 (--timeout 0: wait for ever) or below MPI_THREAD_MULTIPLE.
+ * Collective over comm. */
+gol_heartbeat *heartbeat_start_guard(MPI_Comm comm, double timeout_s);
+/* The host of `rank`, as the guard learned it; "?" when unknown (hb NULL or no guard). Local. */
+const char *heartbeat_host(const gol_heartbeat *hb, int rank);
+/* This process's guard while it runs, else NULL. Local. */
+gol_heartbeat *heartbeat_guard(void);
 /* MPI_Wtime() when peer was last heard from (a beat taken by the helper thread); 0 when never, or
  * hb is NULL, or peer is no neighbour. Local; never blocks. */
 double heartbeat_heard(gol_heartbeat *hb, int peer);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "core/phase.h"
 #include "io/io_internal.h"
 #include "io/output_guard.h"
 #include "io/verify_h5.h"
@@ -28,6 +29,7 @@ void io_debug_slow_meta(void) {
 }
 
 void io_rename(const char *from, const char *to) {
+    gol_phase_enter(GOL_PHASE_RENAME, -1);
     char what[2 * GOL_PATH_MAX + 32];
     snprintf(what, sizeof what, "rename(\"%s\", \"%s\")", from, to);
     SYS_CHECK(rename(from, to) == 0, what);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "core/phase.h"
 #include "core/trace.h"
 #include "io/format.h"
 #include "io/io_internal.h"
@@ -128,6 +129,7 @@ static void write_delay(const gol_output *o, int64_t chunk) {
  * the chunk's first frame comes, each frame as it comes, and the rest when the last has. Each
  * step's time goes to write_s and to the chunk's. */
 static void begin_chunk(gol_output *o, int64_t chunk) {
+    gol_phase_enter(GOL_PHASE_CHUNK_WRITE, -1);
     double t0 = now_s();
     o->chunk_write_s = 0.0;
     write_delay(o, chunk);
@@ -159,6 +161,7 @@ static void write_frame(gol_output *o, const void *frame_h) {
  * holds are written again into one of the right size (only ever at a stop). After it, frames_h
  * is free. */
 static void end_chunk(gol_output *o, int64_t chunk, const void *frames_h, int64_t stop_at) {
+    gol_phase_enter(GOL_PHASE_CHUNK_END, -1);
     double t0 = now_s();
     if (stop_at >= 0) o->sched = schedule_truncate(&o->sched, stop_at);
     int64_t *gens;
@@ -187,6 +190,7 @@ static void end_chunk(gol_output *o, int64_t chunk, const void *frames_h, int64_
 /* Rank 0 only, after the chunk's buffer went back: the index and XMF now cover that chunk too. */
 static void refresh_index(gol_output *o) {
     if (o->slab.rank != 0 || o->chunks_done == 0) return;
+    gol_phase_enter(GOL_PHASE_INDEX, -1);
     double t0 = now_s();
     io_debug_slow_meta();
     int64_t *gens;
@@ -256,6 +260,7 @@ static void write_slot(gol_output *o, int s) {
     pthread_mutex_unlock(&o->mu);
     refresh_index(o);
     report_chunk(o, chunk, wait_s);
+    gol_phase_writer_idle();
     pthread_mutex_lock(&o->mu);
 }
 
@@ -412,6 +417,7 @@ static void write_frame_here(gol_output *o, int64_t chunk, int64_t f, bool last,
     }
     o->wait_s += now_s() - t0; /* the main thread was held for the whole write */
     if (!last) return;
+    gol_phase_writer_idle();
     report_chunk(o, chunk, o->wait_s - o->wait_handed);
     o->wait_handed = o->wait_s;
 }

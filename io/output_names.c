@@ -17,6 +17,7 @@ static const struct {
     [OUTPUT_XMF] = {".xmf", "the XDMF file"},
     [OUTPUT_XMF_PART] = {".xmf.part", "the XDMF file's .part"},
     [OUTPUT_LOCK] = {".lock", "the output's lock"},
+    [OUTPUT_LOG] = {".log", "the output's log of fatal messages"},
 };
 
 void output_file_name(const char *base, output_file which, char *name, size_t len) {

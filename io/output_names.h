@@ -16,6 +16,7 @@ typedef enum output_file {
     OUTPUT_XMF,        /* <base>.xmf */
     OUTPUT_XMF_PART,   /* <base>.xmf.part */
     OUTPUT_LOCK,       /* <base>.lock: one writer per output (io/output_guard.h) */
+    OUTPUT_LOG,        /* <base>.log: each rank's fatal message, appended (core/check.h) */
     OUTPUT_NFILES
 } output_file;
 

@@ -12,7 +12,10 @@
 #include "io/output.h"
 #include "kernels/backend.h"
 #include "core/check.h"
+#include "core/phase.h"
 #include "halo/halo.h"
+#include "halo/heartbeat.h"
+#include "io/output_names.h"
 #include "src/admit.h"
 #include "src/plan.h"
 #include "src/run.h"
@@ -21,15 +24,38 @@
 #include "src/startup.h"
 #include "core/trace.h"
 
+/* What the end of a run needs: the guard to stop, the deadline of MPI_Finalize, who prints. */
+typedef struct ending {
+    gol_heartbeat *guard; /* NULL before it started, or without one */
+    double timeout_s;     /* 0: MPI_Finalize may wait for ever */
+    int rank;
+} ending;
+
+/* MPI_Finalize waits on every rank (Open MPI's PMIx fence): the guard is stopped first (no MPI
+ * call may run beside it), which every neighbour must do too, so a rank lost before it is named
+ * there; one lost inside MPI_Finalize is past every helper, and only a deadline outside the call
+ * ends the wait. */
+static int finalize_watched(const ending *e) {
+    gol_phase_enter(GOL_PHASE_FINALIZE, -1);
+    heartbeat_stop(e->guard);
+    gol_deadline_arm(e->timeout_s, "finalize: MPI_Finalize did not return in %g s (--timeout): some "
+                     "rank stopped answering after every neighbour said its last; exiting",
+                     e->timeout_s);
+    int rc = MPI_Finalize();
+    gol_deadline_disarm();
+    return rc;
+}
+
 /* Prints once, on rank 0, and gives every rank the same exit code. */
-static int finish(gol_status st, const char *text, int rank) {
+static int finish(gol_status st, const char *text, const ending *e) {
+    int rank = e->rank;
     if (rank == 0) {
         if (st.code == GOL_EXIT_DONE && text) fputs(text, stdout);
         else if (st.code == GOL_EXIT_STOPPED) fprintf(stderr, "golmpi: %s\n", st.msg);
         else if (st.code != GOL_OK) fprintf(stderr, "golmpi: error: %s\n", st.msg);
     }
     /* MPI_Abort is no longer allowed here, so a failure is reported by hand */
-    int rc = MPI_Finalize();
+    int rc = finalize_watched(e);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "golmpi: rank %d: MPI_Finalize failed (error %d)\n", rank, rc);
         return 1;
@@ -70,9 +96,9 @@ static gol_status stopped_status(const gol_config *cfg, const gol_run_result *re
 /* The writer thread makes MPI-IO calls while the main thread exchanges halos, which needs
  * MPI_THREAD_MULTIPLE. Below it, io/output.c writes synchronously (DESIGN); the user hears why. */
 /* An early stop after setup_parse: what setup holds (a pattern, a series) is freed first. */
-static int stop_early(gol_status st, const char *text, gol_setup *setup, int rank) {
+static int stop_early(gol_status st, const char *text, gol_setup *setup, const ending *e) {
     setup_free(setup);
-    return finish(st, text, rank);
+    return finish(st, text, e);
 }
 
 static void notice_thread_level(int provided, const gol_config *cfg, int rank) {
@@ -81,6 +107,20 @@ static void notice_thread_level(int provided, const gol_config *cfg, int rank) {
             "golmpi: this MPI gives thread level %d, below MPI_THREAD_MULTIPLE (%d): frames are "
             "written on the main thread, without overlapping the generations\n",
             provided, MPI_THREAD_MULTIPLE);
+}
+
+/* The fatal messages' log beside the output (io/output_names.h), then the guard (halo/heartbeat.h),
+ * then the start-up phase, where GOLMPI_DEBUG_HOLD may hold this rank. */
+static void watch_the_run(const gol_config *cfg, MPI_Comm comm, ending *end) {
+    if (!cfg->no_output) {
+        char base[GOL_PATH_MAX], log[GOL_PATH_MAX + 16];
+        config_output_base(cfg, base, sizeof base);
+        output_file_name(base, OUTPUT_LOG, log, sizeof log);
+        gol_fatal_log_to(log);
+    }
+    end->guard = heartbeat_start_guard(comm, cfg->timeout_s);
+    end->timeout_s = cfg->timeout_s;
+    gol_phase_enter(GOL_PHASE_STARTUP, -1);
 }
 
 int main(int argc, char **argv) {
@@ -99,34 +139,37 @@ int main(int argc, char **argv) {
 
     gol_setup setup;
     const char *text = NULL;
+    ending end = {NULL, 0.0, rank};
     gol_status st = setup_parse(argc, argv, comm, &setup, &text);
-    if (st.code != GOL_OK) return stop_early(st, text, &setup, rank);
+    if (st.code != GOL_OK) return stop_early(st, text, &setup, &end);
     const gol_config *cfg = &setup.cfg;
     notice_thread_level(provided, cfg, rank);
+    watch_the_run(cfg, comm, &end); /* from here on no phase waits without a deadline */
 
     gol_plan plan; /* every fact of the run, decided once */
     char notice[512];
     st = plan_make(&setup, comm, &plan, notice, sizeof notice);
-    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
+    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, &end);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
     if (!cfg->quiet) startup_table(plan.backend, plan.halo->name, comm); /* who runs where */
 
     /* too big for the nodes, or an output in the way: a message, before anything is allocated */
     st = admit_run(&setup, &plan, comm);
-    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
+    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, &end);
     if (cfg->dry_run) {
         plan_print(&plan, cfg, comm);
-        return stop_early(gol_ok(), NULL, &setup, rank);
+        return stop_early(gol_ok(), NULL, &setup, &end);
     }
 
     gol_backend *backend; /* holding the initial state: made in place, or built here and loaded */
     st = setup_start(&setup, &plan, comm, &backend);
-    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, rank);
+    if (st.code != GOL_OK) return stop_early(st, NULL, &setup, &end);
 
     gol_run_result result;
     gol_run_inputs in = {&plan, cfg, &setup.sched, setup.has_series ? &setup.series : NULL};
     run_generations(backend, &in, comm, &result);
 
+    gol_phase_enter(GOL_PHASE_REPORT, -1);
     gol_report_info info = {.backend = backend_name(backend), .kernel = backend_kernel(backend),
                             .halo = plan.halo->name, .halo_depth = plan.depth, .nranks = nranks,
                             .threads = plan.threads, .argc = argc, .argv = argv,
@@ -138,5 +181,5 @@ int main(int argc, char **argv) {
 
     backend_destroy(backend);
     setup_free(&setup);
-    return finish(result.stopped ? stopped_status(cfg, &result) : gol_ok(), NULL, rank);
+    return finish(result.stopped ? stopped_status(cfg, &result) : gol_ok(), NULL, &end);
 }

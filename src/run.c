@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/check.h"
+#include "core/phase.h"
 #include "core/trace.h"
 #include "src/progress.h"
 
@@ -87,9 +88,11 @@ static void vote_begin(stop_vote *v, MPI_Comm comm) {
 /* Collective, at a piece boundary: sets v->stopped when the ranks agreed to stop here. */
 static void vote_at_boundary(stop_vote *v) {
     if (v->req != MPI_REQUEST_NULL) {
+        gol_phase_enter(GOL_PHASE_VOTE, -1);
         vote_wait(&v->req);
         if (v->all) {
             v->stopped = true;
+            gol_phase_enter(GOL_PHASE_CHECKPOINT, -1); /* the last frame and its chunk's end */
             return;
         }
     }
@@ -140,6 +143,7 @@ typedef struct pending_frame {
 static void hand_over(gol_backend *b, gol_output *out, gol_chunk_log *log,
                       const gol_schedule *sched, pending_frame *p, void *const slot_h[2]) {
     if (p->chunk < 0) return;
+    gol_phase_enter(GOL_PHASE_HANDOVER, -1);
     int64_t c = p->chunk;
     int slot = (int)(c % 2);
     backend_frame_wait(b, slot);
@@ -190,6 +194,7 @@ static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm c
             }
             hand_over(b, out, log, sched, &pending, slot_h); /* the frame before: lag 1 */
             if (f == 0) {
+                gol_phase_enter(GOL_PHASE_HANDOVER, -1);
                 trace_pushf("wait slot %d", slot);
                 output_wait_slot(out, slot); /* the chunk before last is on disk */
                 trace_pop();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "core/phase.h"
 #include "core/rule.h"
 #include "io/format.h"
 #include "io/golfile.h"
@@ -207,6 +208,7 @@ gol_status setup_start(const gol_setup *s, const gol_plan *plan, MPI_Comm comm,
     const gol_config *cfg = &s->cfg;
     const gol_slab *slab = &plan->slab;
     *backend = NULL;
+    gol_phase_enter(GOL_PHASE_WIREUP, -1);
     omp_set_num_threads(plan->threads);
     if (!s->has_restart && !s->has_pattern) {
         *backend = backend_create(plan, cfg, comm);

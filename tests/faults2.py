@@ -14,10 +14,10 @@ r"""Faults and inputs nobody had tried (issue 20). One part a run:
 
   names       one set of output names (io/output_names.c): --stats and --pattern naming any file an
               output to life.h5 makes (the index, its .part, the .xmf, its .part, the lock, a
-              chunk, a chunk's .part; through another path spelling too) -> exit 2, one message
-              naming the option and what the file is, and the directory unchanged, --force or
-              not. 21 runs of golmpi alone (an MPI singleton: the check is rank 0's), about
-              15 s.
+              chunk, a chunk's .part, the log of fatal messages; through another path spelling
+              too) -> exit 2, one message naming the option and what the file is, and the
+              directory unchanged, --force or not. 24 runs of golmpi alone (an MPI singleton:
+              the check is rank 0's), about 15 s.
 
   pipe_hup    a run whose reader goes away (golmpi 2>&1 | head -1) finishes: exit 0, every chunk,
               the index and the .xmf equal a run with its output kept, no lock, no .part (SIGPIPE
@@ -126,7 +126,8 @@ def part_names(run, work):
     os.makedirs(os.path.join(d, "sub"))
     names = {"life.h5": "the output index", "life.h5.part": "the output index's .part",
              "life.xmf": "the XDMF file", "life.xmf.part": "the XDMF file's .part",
-             "life.lock": "the output's lock", "life_000000-000005.h5": "a chunk file",
+             "life.lock": "the output's lock", "life.log": "the output's log of fatal messages",
+             "life_000000-000005.h5": "a chunk file",
              "life_000010.h5.part": "a chunk file's .part"}
     cases = [(opt, spelled, force) for name in names
              for opt, spelled, force in (("--stats", name, []),
