@@ -83,7 +83,7 @@ bash "$CLUSTER" up || die "the cluster did not come up"
 
 MPI_ENV=(OMPI_MCA_btl=tcp,self,vader OMPI_MCA_btl_tcp_if_include=$SUBNET.0/24
          OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24 OMPI_MCA_btl_tcp_disable_family=6
-         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+         OMPI_MCA_mpi_preconnect_mpi=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 SIZE=192 SEED=29
 
 # golmpi processes (or LAUNCHER ones) alive on these nodes, in their namespaces
