@@ -12,8 +12,9 @@
 # n3), and links cut for longer and shorter than --timeout. Everything it makes is removed on
 # exit, also on failure.
 #
-# srun --mpi=pmix does not start ranks across these nodes (Open MPI 4.1.4 with Slurm 22.05's
-# PMIx here): the jobs use the script's mpirun launcher, whose daemons srun starts.
+# The -N 2 and -N 3 jobs run twice: through the script's mpirun launcher (whose daemons srun
+# starts) and through its srun --mpi=pmix (each node its own TmpFS: Slurm's PMIx plugin makes a
+# directory per step there, which on a shared /tmp the second node found made already).
 #
 # Environment: GOLMPI_BIN, GOLMPI_SRC, GOLMPI_PYTHON (a python3 with h5py and numpy),
 # GOLMPI_CLUSTER_KEEP=1 keeps the temp dir (the cluster itself is always taken down),
@@ -185,16 +186,21 @@ if part slurm; then
     "$PY" "$HERE/cluster/check_cluster.py" start "$TMP/one/life.h5" --seed $SEED --size $SIZE ||
         die "the one-node run's first frame is not the reference's"
 
-    for n in 2 3; do
-        submit "n$n" 300 -N "$n" --ntasks-per-node=2 -c 1 --gpus-per-node=0 -- GOLMPI_ARGS="--seed $SEED"
-        st=$(job_wait "$(cat "$TMP/jobid-n$n")" 240)
-        [[ "$st" == COMPLETED ]] || die "job n$n ended $st: $(tail -n 20 "$TMP/job-n$n.out")"
-        grep -E '^(golmpi|\+|  rank)' "$TMP/job-n$n.out" | sed "s/^/test_cluster:   [n$n] /"
-        "$PY" "$HERE/slurm/check_output.py" "$TMP/out-n$n/life.h5" --size $SIZE --steps $STEPS \
-            --save-every $SAVE --chunk $CHUNK --same-as "$TMP/one/life.h5" | sed 's/^/test_cluster:   /'
-        [[ ${PIPESTATUS[0]} == 0 ]] || die "job n$n: output check"
-        "$PY" "$HERE/cluster/check_cluster.py" table "$TMP/job-n$n.out" --nodes "$n" --per-node 2 ||
-            die "job n$n: start-up table or BTL"
+    for launcher in mpirun srun; do
+        for n in 2 3; do
+            j=$launcher-n$n
+            submit "$j" 300 -N "$n" --ntasks-per-node=2 -c 1 --gpus-per-node=0 -- GOLMPI_ARGS="--seed $SEED" \
+                GOLMPI_LAUNCHER=$launcher
+            st=$(job_wait "$(cat "$TMP/jobid-$j")" 240)
+            [[ "$st" == COMPLETED ]] || die "job $j ended $st: $(tail -n 20 "$TMP/job-$j.out")"
+            grep -E '^(golmpi|\+|  rank)' "$TMP/job-$j.out" | sed "s/^/test_cluster:   [$j] /"
+            grep -q "^+ $launcher " "$TMP/job-$j.out" || die "job $j: no $launcher command"
+            "$PY" "$HERE/slurm/check_output.py" "$TMP/out-$j/life.h5" --size $SIZE --steps $STEPS \
+                --save-every $SAVE --chunk $CHUNK --same-as "$TMP/one/life.h5" | sed 's/^/test_cluster:   /'
+            [[ ${PIPESTATUS[0]} == 0 ]] || die "job $j: output check"
+            "$PY" "$HERE/cluster/check_cluster.py" table "$TMP/job-$j.out" --nodes "$n" --per-node 2 ||
+                die "job $j: start-up table or BTL"
+        done
     done
 fi
 

@@ -168,7 +168,7 @@ start_daemons() {
 }
 
 start_slurmd() {
-    mkdir -p "$DIR/spool/$1"
+    mkdir -p "$DIR/spool/$1" "$DIR/tmp/$1"
     on "$1" setsid slurmd -D -N "$1" -f "$SLURM_CONF" >>"$DIR/slurmd-$1.out.log" 2>&1 </dev/null &
 }
 
@@ -188,20 +188,45 @@ cmd_down() {
     say "down"
 }
 
-# Open MPI's launch agent (plm_rsh_agent), like ssh: "agent HOST COMMAND WORDS", the words one
-# shell command line. This process stays on the launching node, as ssh does. When the remote
-# command is killed with its node (lost: link down), ssh would hear nothing until its link came
-# back; so does the agent: it waits while the node's link is down, instead of telling mpirun at
-# once.
+# Open MPI's launch agent (plm_rsh_agent), like ssh: "agent [-o Option=VALUE]... HOST COMMAND
+# WORDS", the words one shell command line. This process stays on the launching node, as ssh does.
+# When the remote command is killed with its node (lost: link down), ssh would hear nothing until
+# its link came back; so does the agent: it waits while the node's link is down, instead of telling
+# mpirun at once. As ssh, with "-o ServerAliveInterval=S -o ServerAliveCountMax=N" it gives up
+# (exit 255, "Timeout, server not responding") once the node has been unreachable for S*N
+# seconds, whether the remote command still runs (a link cut) or not (a node lost); other -o
+# options are ssh's and mean nothing here.
 cmd_agent() {
     load
-    local node=$1 rc=0
+    local alive_s=0 alive_n=3 opt
+    while [[ "${1:-}" == -o* ]]; do
+        if [[ "$1" == -o ]]; then opt=$2; shift 2; else opt=${1#-o}; shift; fi
+        case "$opt" in
+        ServerAliveInterval=*) alive_s=${opt#*=} ;;
+        ServerAliveCountMax=*) alive_n=${opt#*=} ;;
+        esac
+    done
+    local node=$1 rc=0 pid down=0
     shift
-    on "$node" /bin/sh -c "$*" || rc=$?
-    while ((rc > 128)) && ! ip -n "$(ns sw)" link show "$node" 2>/dev/null | grep -q 'state UP'; do
+    on "$node" /bin/sh -c "$*" &
+    pid=$!
+    while :; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            wait "$pid" && rc=0 || rc=$?
+            ((rc > 128)) || return "$rc"
+        fi
+        if ip -n "$(ns sw)" link show "$node" 2>/dev/null | grep -q 'state UP'; then
+            down=0
+            kill -0 "$pid" 2>/dev/null || return "$rc"
+        else
+            down=$((down + 1))
+            if ((alive_s > 0 && down > alive_s * alive_n)); then
+                echo "Timeout, server $node not responding." >&2
+                return 255
+            fi
+        fi
         sleep 1
     done
-    return "$rc"
 }
 
 bytes() { # rx + tx bytes of a node's link, counted on the switch's side
