@@ -82,14 +82,14 @@ void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int e
                  waited_s, what, who);
 }
 
-void cuda_silent_message(char *buf, size_t len, int silent, int up, int down, double quiet_s,
-                         const char *what) {
+void cuda_silent_message(char *buf, size_t len, int silent, const char *host, int up, int down,
+                         double quiet_s, const char *what) {
     const char *where = up == down ? "above and below" : silent == up ? "above" : "below";
     snprintf(buf, len,
              "the halo exchange made no progress for %.0f s (--timeout) while waiting for %s, "
-             "and rank %d (%s) sent no sign of life either: stopped answering; aborting every "
-             "rank",
-             quiet_s, what, silent, where);
+             "and rank %d (host %s, %s) sent no sign of life either: stopped answering; aborting "
+             "every rank",
+             quiet_s, what, silent, host, where);
 }
 
 gol_mem_need cuda_need(const gol_plan *plan) {

@@ -101,8 +101,9 @@ int cuda_stall_is_local(int rank, int up, int down, int exchange_on_stream);
 void cuda_stall_message(char *buf, size_t len, int rank, int up, int down, int exchange_on_stream,
                         double waited_s, const char *what, int alive);
 /* The watchdog's message when, the GPU making no progress, neighbour `silent` (up or down) also
- * sent no sign of life (heartbeat) for quiet_s seconds: it stopped answering. */
-void cuda_silent_message(char *buf, size_t len, int silent, int up, int down, double quiet_s,
-                         const char *what);
+ * sent no sign of life (heartbeat) for quiet_s seconds: it stopped answering. host: its host, for
+ * the message (every rank's line names the lost rank and its host). */
+void cuda_silent_message(char *buf, size_t len, int silent, const char *host, int up, int down,
+                         double quiet_s, const char *what);
 
 #endif

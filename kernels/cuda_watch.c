@@ -47,11 +47,15 @@ stalled(cuda_watch *w, const char *what, double waited, int silent, int alive) {
     char msg[512];
     const int on_stream = halo_sampled(w->halo);
     if (silent >= 0)
-        cuda_silent_message(msg, sizeof msg, silent, w->up, w->down, waited, what);
+        cuda_silent_message(msg, sizeof msg, silent, halo_peer_host(silent), w->up, w->down,
+                            waited, what);
     else
         cuda_stall_message(msg, sizeof msg, w->rank, w->up, w->down, on_stream, waited, what,
                            alive);
+    /* the others hear of the lost rank before NCCL's teardown could fail them first */
+    if (silent >= 0) gol_tell_others(silent);
     if (!cuda_stall_is_local(w->rank, w->up, w->down, on_stream)) halo_abort(w->halo);
+    if (silent >= 0) gol_abort_peer(silent, "%s", msg);
     gol_abort_msg("%s", msg);
 }
 

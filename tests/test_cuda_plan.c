@@ -160,11 +160,11 @@ static void test_stall_message(void) {
            "neighbours alive, every exchange posted: %s", buf);
     cuda_stall_message(buf, sizeof buf, 0, 0, 0, 1, 5.0, "x", 1);
     EXPECT(strstr(buf, "no neighbour"), "self-exchange, alive: %s", buf);
-    cuda_silent_message(buf, sizeof buf, 2, 0, 2, 31.0, "y");
-    EXPECT(strstr(buf, "rank 2 (below)") && strstr(buf, "31 s") && strstr(buf, "no sign of life"),
+    cuda_silent_message(buf, sizeof buf, 2, "n2", 0, 2, 31.0, "y");
+    EXPECT(strstr(buf, "rank 2 (host n2, below)") && strstr(buf, "31 s") && strstr(buf, "no sign of life"),
            "a silent neighbour: %s", buf);
-    cuda_silent_message(buf, sizeof buf, 1, 1, 1, 5.0, "y");
-    EXPECT(strstr(buf, "rank 1 (above and below)"), "a silent torus neighbour: %s", buf);
+    cuda_silent_message(buf, sizeof buf, 1, "n1", 1, 1, 5.0, "y");
+    EXPECT(strstr(buf, "rank 1 (host n1, above and below)"), "a silent torus neighbour: %s", buf);
     /* local: the watchdog leaves NCCL alone; with a neighbour on the stream it aborts NCCL */
     EXPECT(cuda_stall_is_local(0, 0, 0, 1), "one rank on a torus is local");
     EXPECT(cuda_stall_is_local(0, -1, -1, 1), "no neighbour is local");
