@@ -83,7 +83,7 @@ golmpi_mutant(pass_join kernels/backend_cuda.c
   "    join_comm(cb)\\x3b\\n}\\n\\n/* Depth 1's pass" "}\\n\\n/* Depth 1's pass")
 # the fork that begins a pass (the comm stream waits for the previous pass's interior)
 golmpi_mutant(pass_fork kernels/backend_cuda.c
-  "    fork_comm(cb)\\x3b\\n    if (cut.edges)" "    if (cut.edges)")
+  "    fork_comm(cb)\\x3b\\n    if (split.edges)" "    if (split.edges)")
 # the wait for a frame's copy out of a grid buffer before the buffer is written again
 golmpi_mutant(frame_buffer_wait kernels/backend_cuda.c
   "        cuda_frames_before_write(cb->frames, cb->cur ^ 1)\\x3b\\n" "/* taken out */\\n")
