@@ -23,7 +23,8 @@ set -uo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
 
 CELL=${1:-} NODES=${2:-} LAUNCHER=${3:-mpirun}
-[[ "$CELL" =~ ^(lost|cut-long|cut-short)$ && "$NODES" =~ ^[23]$ && "$LAUNCHER" =~ ^(mpirun|srun)$ ]] ||
+cells='^(lost|cut-long|cut-short)$' launchers='^(mpirun|srun)$'
+[[ "$CELL" =~ $cells && "$NODES" =~ ^[23]$ && "$LAUNCHER" =~ $launchers ]] ||
     { echo "usage: $0 lost|cut-long|cut-short 2|3 [mpirun|srun]" >&2; exit 2; }
 SRC=${GOLMPI_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 BIN=${GOLMPI_BIN:-$SRC/build/golmpi}
