@@ -95,7 +95,7 @@ stage_main() {
 # random start's, --stats). RelWithDebInfo: a race report names file and line.
 stage_sim() {
   build_tree build-sim ${GOLMPI_CMAKE_ARGS:-} -DGOLMPI_CUDA_SIM=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
-  run_ctest cuda build-sim -R 'cuda|init_random|stats_population'
+  run_ctest cuda build-sim -R 'cuda|init_random|stats_population|halo_modes'
 }
 
 # The C code's tests, not those that add only time (Slurm, scaling, installing, ParaView, the
