@@ -11,7 +11,7 @@
 #   tests/cluster/cluster.sh cut n2 / heal n2   # its link down / up again
 #   tests/cluster/cluster.sh revive n2          # a lost node back: link up, slurmd started again
 #   tests/cluster/cluster.sh bytes n2           # bytes through n2's link (received + sent)
-#   tests/cluster/cluster.sh down               # everything above removed
+#   tests/cluster/cluster.sh down               # everything above removed (exit 1 if a namespace stays)
 #
 # Without Slurm, Open MPI's mpirun reaches the nodes through "agent" (its launch agent, as ssh):
 #   tests/cluster/cluster.sh run n1 mpirun --mca plm_rsh_agent "$PWD/tests/cluster/cluster.sh agent" \
@@ -185,6 +185,10 @@ cmd_down() {
         if [[ -e "$DIR/uts/$node" ]]; then umount "$DIR/uts/$node" 2>/dev/null; fi
     done
     rm -rf "$DIR"
+    # nothing of the cluster may stay: a namespace left would keep its daemons' addresses
+    local left
+    left=$(ip netns list 2>/dev/null | awk -v p="$PREFIX-" 'index($1, p) == 1 { printf "%s ", $1 }')
+    [[ -z "$left" ]] || { say "error: namespaces left: $left"; return 1; }
     say "down"
 }
 
