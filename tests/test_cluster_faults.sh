@@ -2,7 +2,7 @@
 # One cell of the fault matrix across nodes (docs/RUNNING.md, "Across nodes"), on the namespace
 # cluster (tests/cluster/cluster.sh) under its real Slurm: jobs/slurm_multinode.sbatch on NODES
 # nodes (2 ranks each, CPU backend, --timeout 10), its launcher (mpirun, or srun --mpi=pmix), and
-# one fault on n2 once the run is under way:
+# one fault on n2 once the run is under way, or while rank 2 (on n2) is held in a phase:
 #
 #   lost       n2 lost (its link down, everything on it killed): every rank left exits within
 #              --timeout + 15 s, the launcher within --timeout + 30 s, the job script takes the
@@ -13,8 +13,11 @@
 #              the reference's random start (tests/reference.py), every frame and chunk file that
 #              of the same run never cut (2 ranks on n1, outside Slurm)
 #
-#   tests/test_cluster_faults.sh CELL NODES [LAUNCHER]      # e.g. lost 3; cut-short 2 srun
+#   tests/test_cluster_faults.sh CELL NODES [LAUNCHER [PHASE[:N]]]   # e.g. lost 3; cut-short 2 srun
 #
+# PHASE (lost, cut-long): the fault comes while rank 2, on n2, is held at its N-th entry (1) of
+# that phase (GOLMPI_DEBUG_HOLD, docs/RUNNING.md), e.g. chunk_write:2: a peer lost inside a
+# chunk's collective write.
 # It prints one line "fault matrix: CELL NODES nodes LAUNCHER: ..." with the seconds from the fault
 # to the last rank's exit and to the launcher's. Environment: GOLMPI_BIN, GOLMPI_SRC, GOLMPI_PYTHON
 # (with h5py, numpy), GOLMPI_CLUSTER_KEEP=1 keeps the temp dir. Exit 77 (skip) only where network
@@ -22,16 +25,19 @@
 set -uo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
 
-CELL=${1:-} NODES=${2:-} LAUNCHER=${3:-mpirun}
-cells='^(lost|cut-long|cut-short)$' launchers='^(mpirun|srun)$'
-[[ "$CELL" =~ $cells && "$NODES" =~ ^[23]$ && "$LAUNCHER" =~ $launchers ]] ||
-    { echo "usage: $0 lost|cut-long|cut-short 2|3 [mpirun|srun]" >&2; exit 2; }
+CELL=${1:-} NODES=${2:-} LAUNCHER=${3:-mpirun} PHASE=${4:-}
+cells='^(lost|cut-long|cut-short)$' launchers='^(mpirun|srun)$' phases='^([a-z_]+)(:([1-9][0-9]*))?$'
+[[ "$CELL" =~ $cells && "$NODES" =~ ^[23]$ && "$LAUNCHER" =~ $launchers ]] &&
+    [[ -z "$PHASE" || ("$PHASE" =~ $phases && $CELL != cut-short) ]] ||
+    { echo "usage: $0 lost|cut-long|cut-short 2|3 [mpirun|srun [PHASE[:N]]] (no PHASE with cut-short)" >&2; exit 2; }
+HOLD=""
+[[ -z "$PHASE" ]] || HOLD="${BASH_REMATCH[1]}:2:${BASH_REMATCH[3]:-1}" # rank 2: the first on n2
 SRC=${GOLMPI_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 BIN=${GOLMPI_BIN:-$SRC/build/golmpi}
 PY=${GOLMPI_PYTHON:-python3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 CLUSTER=$HERE/cluster/cluster.sh
-NAME="$CELL $NODES nodes $LAUNCHER"
+NAME="$CELL $NODES nodes $LAUNCHER${PHASE:+ at $PHASE}"
 T_START=$(date +%s)
 FT=10            # golmpi's --timeout
 RANK_BOUND=15    # every rank left gone within FT + this
@@ -106,7 +112,7 @@ submit() { # submit OUTDIR STEPS SAVE [GOLMPI_ARGS words...]: the job's id
     shift 3
     on ctl env "${MPI_ENV[@]}" GOLMPI_BIN="$BIN" GOLMPI_BACKEND=cpu GOLMPI_LAUNCHER="$LAUNCHER" \
         GOLMPI_SIZE=$SIZE GOLMPI_STEPS="$steps" GOLMPI_SAVE_EVERY="$save" GOLMPI_CHUNK=2 GOLMPI_OUTDIR="$out" \
-        GOLMPI_ARGS="$*" sbatch --parsable --job-name=golmpi-faults -o "$out.out" --open-mode=append -t 10 \
+        GOLMPI_ARGS="$*" ${HOLD:+GOLMPI_DEBUG_HOLD=$HOLD} sbatch --parsable --job-name=golmpi-faults -o "$out.out" --open-mode=append -t 10 \
         -N "$NODES" --ntasks-per-node=2 -c 1 --gpus-per-node=0 "$SRC/jobs/slurm_multinode.sbatch"
 }
 job_gone() { # job_gone JOB SECONDS: 0 once the job has left the queue
@@ -131,10 +137,17 @@ OUT=$TMP/out
 job=$(submit "$OUT" "$STEPS" "$SAVE" --seed $SEED --timeout $FT --progress 1) || die "sbatch failed: $job"
 say "$NAME: job $job, $STEPS generations, --timeout $FT"
 
-# under way: the first chunk written, a rank on n2
+# under way: the first chunk written (or rank 2 held in the phase), a rank on n2
+under_way() {
+    if [[ -n "$HOLD" ]]; then
+        grep -q "^golmpi: debug: rank 2 holding at ${HOLD%%:*}\$" "$OUT.out" 2>/dev/null
+    else
+        [[ -n "$(find "$OUT" -maxdepth 1 -name 'life_*.h5' 2>/dev/null)" ]]
+    fi
+}
 t0=$SECONDS
-until [[ -n "$(find "$OUT" -maxdepth 1 -name 'life_*.h5' 2>/dev/null)" ]]; do
-    ((SECONDS - t0 < 180)) || die "no chunk written in 180 s: $(tail -n 20 "$OUT.out")"
+until under_way; do
+    ((SECONDS - t0 < 180)) || die "not under way (${HOLD:+no hold, }no chunk written) in 180 s: $(tail -n 20 "$OUT.out")"
     sleep 0.2
 done
 [[ -n "$(procs_on golmpi n2)" ]] || die "no rank on n2: $(tail -n 20 "$OUT.out")"

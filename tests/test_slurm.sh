@@ -293,28 +293,34 @@ NJOBS=$((NJOBS + 1))
 fi # GOLMPI_SLURM_ONLY
 
 # ---- a time limit that ends mid-run: checkpoint, requeue, resume -----------------------------
-# A 1-minute job asked for USR1 55 s before its end (Slurm checks every ~30 s, so it comes 5 to
-# 35 s in) runs a series that needs longer. The script forwards USR1 to mpirun, golmpi
-# checkpoints and exits 4, the script requeues the job (scontrol requeue: Slurm itself requeues
-# only on node failure or preemption, never on a time limit), and the requeued job, same job id,
-# same output directory, resumes the series; again if it too is signalled. The final frame must
-# equal a run that never stopped, and the index must list every chunk file once.
-# The run must outlast the first signal whatever golmpi's speed here: 20000 generations are timed
-# first (--stats wall_s), and the run is made about 45 s long (the uninterrupted run too).
+# A 1-minute job asked for USR1 45 s before its end (Slurm checks every ~30 s, so it comes 15 to
+# 45 s in, never while the batch script's shell starts) runs a series that needs longer. The script
+# forwards USR1 to mpirun, golmpi checkpoints and exits 4, the script requeues the job (scontrol
+# requeue: Slurm itself requeues only on node failure or preemption, never on a time limit), and
+# the requeued job, same job id, same output directory, resumes the series; again if it too is
+# signalled. The final frame must equal a run that never stopped, and the index must list every
+# chunk file once.
+# The first run must still be running when its signal comes, whatever golmpi's speed: a timing
+# run cannot promise that (under load it was once 100 times slower than the job it sized), so the
+# first chunk's write is held 10 s (GOLMPI_DEBUG_WRITE_DELAY, as a slow disk), which holds the
+# ranks at their next frame's hand-over, and the test signals the first run at once. The timing run
+# (--stats wall_s) sizes the series to about 20 s of work, so a slower machine needs more runs,
+# not a longer one.
 CKPT_SIZE=1024
 MPIRUN_CKPT=(mpirun --oversubscribe -n 2)
 [[ "$(id -u)" == 0 ]] && MPIRUN_CKPT+=(--allow-run-as-root)
 OMP_NUM_THREADS=1 "${MPIRUN_CKPT[@]}" "$BIN" --backend cpu --size $CKPT_SIZE --steps 20000 --no-output \
     --quiet --stats "$TMP/calibrate.json" >"$TMP/calibrate.out.log" 2>&1 || die "the timing run failed"
 CKPT_SAVE=$("$PY" -c "import json, sys; t = max(json.load(open(sys.argv[1]))['wall_s'], 0.01)
-print(max(1000, int(20000 * 45 / t / 9) // 1000 * 1000))" "$TMP/calibrate.json")
+print(max(1000, int(20000 * 20 / t / 9) // 1000 * 1000))" "$TMP/calibrate.json")
 CKPT_STEPS=$((CKPT_SAVE * 9))
 ckpt=(GOLMPI_OUTDIR="$TMP/out-ckpt" GOLMPI_LAUNCHER=mpirun GOLMPI_SIZE=$CKPT_SIZE GOLMPI_STEPS=$CKPT_STEPS
-      GOLMPI_SAVE_EVERY=$CKPT_SAVE GOLMPI_CHUNK=2 GOLMPI_ARGS="--seed 12 --progress 2")
-say "job checkpoint: sbatch -t 1 --signal=B:USR1@55 slurm_cpu.sbatch (mpirun), --steps $CKPT_STEPS, requeued until done"
+      GOLMPI_SAVE_EVERY=$CKPT_SAVE GOLMPI_CHUNK=2 GOLMPI_ARGS="--seed 12 --progress 2"
+      GOLMPI_DEBUG_WRITE_DELAY=0:10)
+say "job checkpoint: sbatch -t 1 --signal=B:USR1@45 slurm_cpu.sbatch (mpirun), --steps $CKPT_STEPS, requeued until done"
 rc=0
 env "${ckpt[@]}" sbatch --parsable --job-name=golmpi-ckpt -o "$TMP/job-ckpt.out" --open-mode=append \
-    -t 1 --signal=B:USR1@55 -N 1 -n 2 -c 1 "$J/slurm_cpu.sbatch" >"$TMP/sbatch-ckpt.out.log" 2>&1 || rc=$?
+    -t 1 --signal=B:USR1@45 -N 1 -n 2 -c 1 "$J/slurm_cpu.sbatch" >"$TMP/sbatch-ckpt.out.log" 2>&1 || rc=$?
 [[ $rc == 0 ]] || { cat "$TMP/sbatch-ckpt.out.log"; die "job checkpoint: sbatch exited with $rc"; }
 CKPT_JOB=$(tail -n1 "$TMP/sbatch-ckpt.out.log")
 # sbatch --wait would return at the first requeue: poll the job until it has left the queue for
@@ -322,7 +328,7 @@ CKPT_JOB=$(tail -n1 "$TMP/sbatch-ckpt.out.log")
 # script, moves that to now, to keep the test short, but only once the job has been pending for
 # 10 s: slurmd refuses a relaunch that comes while it still cleans up the killed one ("Job
 # already killed, do not launch batch job") and the job fails. Slurm checks signal times about
-# every 30 s, so USR1@55 comes 5 to 35 s into the job; should a busy slurmctld be later than a
+# every 30 s, so USR1@45 comes 15 to 45 s into the job; should a busy slurmctld be later than a
 # fast run, the test sends the same USR1 to the batch script itself after 15 s (scancel --batch),
 # in every run of the job that has not had one: under load the first run gets less done and more
 # runs are needed, and a fallback for the first run alone left a later one to its time limit
@@ -342,9 +348,9 @@ for _ in $(seq 900); do
     # this run of the job: the script's start line; a signal: its "signal received" line
     runs=$(grep -c '^golmpi job [0-9]* on ' "$TMP/job-ckpt.out" 2>/dev/null)
     signals=$(grep -c 'signal received' "$TMP/job-ckpt.out" 2>/dev/null)
-    # the first run at once (the script forwards it once golmpi's ranks are up): the run's length
-    # comes from a timing run under whatever load there was then, and a run that went faster
-    # ended before a signal 15 s in (seen under load)
+    # the first run at once (the script forwards it once golmpi's ranks are up, which the first
+    # chunk's held write keeps at work): a run sized by a timing run under another load may be
+    # far shorter than 15 s
     if ((running >= (${runs:-0} == 1 ? 1 : 15) && ${runs:-0} > ${signals:-0} && ${runs:-0} > sent_for)); then
         say "job checkpoint: run ${runs} of the job: no USR1 from Slurm after $running s; sending it with scancel --batch"
         scancel --batch --signal=USR1 "$CKPT_JOB" || true
