@@ -278,7 +278,8 @@ static void add_peer(gol_heartbeat *hb, int rank, int self, bool above) {
     post_recv(hb, p);
 }
 
-/* The run ends without unwinding (io_exit_all): the guard stops whatever halo still shares it. */
+/* The helper's stop in core/ending.h's registry, for the agreed end (gol_end_agreed): the guard
+ * stops whatever halo still shares it. */
 static void stop_hook(void *arg) {
     gol_heartbeat *hb = arg;
     hb->users = 0;
@@ -322,7 +323,7 @@ static gol_heartbeat *create(MPI_Comm comm, int up, int down, double timeout_s, 
     int rc = pthread_create(&hb->thread, NULL, beat_main, hb);
     errno = rc;
     SYS_CHECK(rc == 0, "pthread_create(heartbeat)");
-    gol_at_finalize(stop_hook, hb); /* a run that ends without unwinding stops it first */
+    gol_helper_add(stop_hook, hb); /* the agreed end stops it, if its owner did not */
     return hb;
 }
 
@@ -430,7 +431,7 @@ void heartbeat_stop(gol_heartbeat *hb) {
         hb->users--;
         return;
     }
-    gol_forget_at_finalize(stop_hook, hb);
+    gol_helper_remove(stop_hook, hb);
     if (hb->guard) meet_all(hb);
     pthread_mutex_lock(&hb->mu);
     hb->stop = true;

@@ -45,6 +45,7 @@ struct gol_output {
     gol_schedule sched;
     MPI_Comm comm; /* the writer's own: MPI-IO and its barriers never meet the main thread's */
     MPI_Comm main_comm; /* the caller's, for what the main thread agrees on (room on the disk) */
+    double timeout_s;   /* --timeout: the deadline of an agreed end (io_exit_all) */
     io_tuning tuning;
 
     bool threaded; /* false when MPI gives less than MPI_THREAD_MULTIPLE: write synchronously */
@@ -87,6 +88,8 @@ struct gol_output {
 };
 
 /* ---- the writer ------------------------------------------------------------------------ */
+
+static void stop_writer(void *o);
 
 static double now_s(void) { return MPI_Wtime(); }
 
@@ -319,6 +322,7 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     read_write_delay(o);
     MPI_CHECK(MPI_Comm_dup(comm, &o->comm));
     o->main_comm = comm;
+    o->timeout_s = cfg->timeout_s;
     H5_CHECK(H5Eset_auto2(H5E_DEFAULT, NULL, NULL)); /* failures get our one message, no stack */
     if (slab->rank == 0) {
         o->xdmf = xdmf_create(o->base, m);
@@ -338,6 +342,7 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
         SYS_CHECK(pthread_mutex_init(&o->mu, NULL) == 0, "pthread_mutex_init");
         SYS_CHECK(pthread_cond_init(&o->cv, NULL) == 0, "pthread_cond_init");
         start_writer(o, own_cpus ? &cpus : NULL);
+        gol_helper_add(stop_writer, o);
     }
     return o;
 }
@@ -372,6 +377,7 @@ static void wait_slots_locked(gol_output *o, int first, int end) {
 /* The writer finishes what it was handed, and is gone: the slots are waited for with the
  * watchdogs; what is left after them (rank 0's index) waits on no other rank. */
 static void join_writer(gol_output *o) {
+    gol_helper_remove(stop_writer, o);
     pthread_mutex_lock(&o->mu);
     wait_slots_locked(o, 0, OUTPUT_SLOTS);
     o->stop = true; /* the writer drains the queue before it sees this */
@@ -379,6 +385,10 @@ static void join_writer(gol_output *o) {
     pthread_mutex_unlock(&o->mu);
     SYS_CHECK(pthread_join(o->thread, NULL) == 0, "pthread_join(hdf5-writer)");
 }
+
+/* The writer's stop in core/ending.h's registry: an agreed end before output_close
+ * (io_exit_all) joins it the same way. */
+static void stop_writer(void *o) { join_writer(o); }
 
 /* A chunk is written only where it fits beside the chunk that may still be in flight (and 1 MiB
  * for the index and the metadata): a full disk is found here, on the main thread, before any
@@ -401,8 +411,9 @@ static void room_or_exit(gol_output *o, int64_t chunk) {
     int64_t need = bytes + (in_flight ? bytes : 0) + (1 << 20);
     char msg[1024];
     if (io_room_for(o->main_comm, name, need, msg, sizeof msg)) return;
-    if (o->threaded) join_writer(o); /* the chunk in flight fits: it is finished and indexed */
-    io_exit_all(o->main_comm, msg);
+    /* the agreed end stops the writer first: the chunk in flight fits, and is finished and
+     * indexed before the lock goes */
+    io_exit_all(o->main_comm, msg, o->timeout_s);
 }
 
 /* Without a writer thread: the same steps, on the main thread, as the frames come. */

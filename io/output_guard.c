@@ -315,17 +315,20 @@ void io_free_space_note(const char *path, char *text, size_t len) {
                  (unsigned long long)sv.f_bavail * (unsigned long long)sv.f_frsize);
 }
 
-static void __attribute__((noreturn)) abort_all(void) {
+/* The output failures' first step on the fatal path: the lock goes, so the next run may resume. */
+static void give_back_first(void *arg) {
+    (void)arg;
     give_back_all();
-    MPI_Abort(MPI_COMM_WORLD, GOL_EXIT_OUTPUT);
-    abort(); /* MPI_Abort does not return; if it did, this rank must still not go on */
+}
+
+/* Not logged: the fatal log lives beside the output, on the file system that just failed. */
+static void __attribute__((noreturn)) abort_all(const char *text) {
+    gol_fatal(&(gol_fatal_end){.code = GOL_EXIT_OUTPUT, .text = text, .first = give_back_first});
 }
 
 void io_write_failed(const char *file, const char *fmt, ...) {
-    char host[256] = "?", raw[1024], msg[1024];
-    gethostname(host, sizeof host - 1);
-    int rank = -1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char host[256], raw[1024], msg[1024], text[2048];
+    int rank = gol_host_rank(host, sizeof host);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
@@ -333,12 +336,11 @@ void io_write_failed(const char *file, const char *fmt, ...) {
     gol_escape(msg, sizeof msg, raw);
     char space[128];
     io_free_space_note(file, space, sizeof space);
-    fprintf(stderr,
-            "golmpi: rank %d on host %s: cannot write '%s': %s%s. It is left unfinished; the "
-            "index and the .xmf cover only the files finished before it\n",
-            rank, host, gol_quote(file).s, msg, space);
-    fflush(stderr);
-    abort_all();
+    snprintf(text, sizeof text,
+             "golmpi: rank %d on host %s: cannot write '%s': %s%s. It is left unfinished; the "
+             "index and the .xmf cover only the files finished before it\n",
+             rank, host, gol_quote(file).s, msg, space);
+    abort_all(text);
 }
 
 bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_t len) {
@@ -370,16 +372,17 @@ bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_
     return text[0] == '\0';
 }
 
-void io_exit_all(MPI_Comm comm, const char *msg) {
+void io_exit_all(MPI_Comm comm, const char *msg, double timeout_s) {
     int rank = 0;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    gol_helpers_stop(); /* the writer ends the chunk in flight, then NCCL and the heartbeat stop */
     if (rank == 0) {
         fprintf(stderr, "golmpi: error: %s\n", msg);
         fflush(stderr);
     }
     give_back_all();
     MPI_CHECK(MPI_Barrier(comm));
-    gol_finalize_now(); /* the halo's heartbeat thread first: it makes MPI calls */
+    gol_end_agreed(timeout_s);
     exit(GOL_EXIT_OUTPUT);
 }
 
@@ -394,5 +397,5 @@ void io_write_failed_all(MPI_Comm comm, const char *msg) {
     }
     /* no rank may abort before rank 0 has printed: an abort kills rank 0 at once */
     MPI_Barrier(comm);
-    abort_all();
+    abort_all(NULL);
 }
