@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/poll.h"
 #include "core/quote.h"
 #include "io/output_names.h"
 
@@ -227,22 +228,35 @@ static gol_status refuse_held(const char *base, const char *path, const lock_own
 
 enum lock_state { LOCK_GONE, LOCK_STALE, LOCK_MINE };
 
+/* One look at the lock: it is gone, or its text names a golmpi run. */
+typedef struct lock_look {
+    const char *path;
+    char *seen;
+    size_t seen_len;
+    lock_owner *owner;
+    bool gone;
+} lock_look;
+
+static int lock_readable(void *arg, double since) {
+    (void)since;
+    lock_look *l = arg;
+    l->gone = !read_text(l->path, l->seen, l->seen_len);
+    return l->gone || parse_owner(l->seen, l->owner);
+}
+
 /* The lock exists: whose is it? A lock being written this very moment reads empty, so an
- * unreadable text is read again for a second before it counts as foreign. */
+ * unreadable text is read again, every 0.1 s, for a second before it counts as foreign. */
 static gol_status judge(const char *base, const char *path, const lock_owner *me, char *seen,
                         size_t seen_len, enum lock_state *state) {
     lock_owner o;
     *state = LOCK_GONE;
-    for (int tries = 0;; tries++) {
-        if (!read_text(path, seen, seen_len)) return gol_ok(); /* gone: create it again */
-        if (parse_owner(seen, &o)) break;
-        if (tries == 10)
-            return gol_fail(GOL_EXIT_USAGE,
-                            "the output lock '%s' exists but does not name a golmpi run; if no "
-                            "run writes to '%s.h5', remove it (rm '%s') and run again",
-                            path, base, path);
-        usleep(100 * 1000);
-    }
+    lock_look look = {path, seen, seen_len, &o, false};
+    if (!gol_poll_every(lock_readable, &look, 1.0, 0.1))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "the output lock '%s' exists but does not name a golmpi run; if no "
+                        "run writes to '%s.h5', remove it (rm '%s') and run again",
+                        path, base, path);
+    if (look.gone) return gol_ok(); /* gone: create it again */
     bool same_host = strcmp(o.host, me->host) == 0;
     if (same_host && o.pid == me->pid && o.start == me->start) {
         *state = LOCK_MINE;

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/check.h"
 #include "core/phase.h"
+#include "core/poll.h"
 #include "core/trace.h"
 #include "src/progress.h"
 
@@ -60,23 +60,19 @@ struct stop_vote {
     bool stopped; /* agreed: no more generations */
 };
 
-/* MPI_Wait, polled, with the watchdogs of host waits (core/check.h's gol_watch_poll): the vote
- * waits on every rank, and a rank up to 80 generations ahead of its GPU must still see that GPU,
- * or NCCL, stop (the CUDA backend's watchdog); a rank that stopped answering is the heartbeat's to
- * find, wherever this one waits. The vote usually completed long ago: the first test returns. */
-static void vote_wait(MPI_Request *req) {
-    double since = MPI_Wtime();
-    for (long spins = 0;; spins++) {
-        int done = 0;
-        MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
-        if (done) return;
-        gol_watch_poll(since);
-        if (spins >= 64) {
-            struct timespec ts = {0, 50000};
-            nanosleep(&ts, NULL);
-        }
-    }
+/* One ask of vote_wait: the vote completed; else the watchdogs of host waits (core/check.h's
+ * gol_watch_poll), since the vote waits on every rank, and a rank up to 80 generations ahead of
+ * its GPU must still see that GPU, or NCCL, stop (the CUDA backend's watchdog); a rank that
+ * stopped answering is the heartbeat's to find, wherever this one waits. */
+static int vote_done(void *req, double since) {
+    int done = 0;
+    MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+    if (!done) gol_watch_poll(since);
+    return done;
 }
+
+/* MPI_Wait, polled (core/poll.h). The vote usually completed long ago: the first ask returns. */
+static void vote_wait(MPI_Request *req) { gol_poll_until(vote_done, req, 0); }
 
 static void vote_begin(stop_vote *v, MPI_Comm comm) {
     MPI_CHECK(MPI_Comm_dup(comm, &v->comm));
