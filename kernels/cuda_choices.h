@@ -1,10 +1,11 @@
-/* The CUDA backend's decisions that need no GPU: what it allocates, when it records and waits on
- * its progress marks, which generations run eagerly to time the exchange, and what it says when a
- * neighbour stops answering. Plain C with no CUDA types, built in every configuration, so that
- * tests/test_cuda_plan.c checks them on machines without a GPU (kernels/backend_cuda.c calls these
- * very functions; it decides nothing of this on its own). */
-#ifndef GOLMPI_CUDA_PLAN_H
-#define GOLMPI_CUDA_PLAN_H
+/* The CUDA backend's choices that need no GPU: what it allocates, how a pass splits its rows
+ * between the streams, when it records and waits on its progress marks, which generations run
+ * eagerly to time the exchange, and what it says when a neighbour stops answering. Plain C with no
+ * CUDA types, built in every configuration, so that tests/test_cuda_choices.c checks them on
+ * machines without a GPU (kernels/backend_cuda.c calls these very functions; it decides nothing
+ * of this on its own). */
+#ifndef GOLMPI_CUDA_CHOICES_H
+#define GOLMPI_CUDA_CHOICES_H
 
 #include <stddef.h>
 #include <stdint.h>
