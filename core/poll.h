@@ -27,6 +27,10 @@ typedef int (*gol_poll_done)(void *arg, double since);
  * seconds have passed since the wait began (then returns 0: the caller decides what that means).
  * limit_s <= 0: no limit of its own (done's health checks bound the wait). Any thread. */
 int gol_poll_until(gol_poll_done done, void *arg, double limit_s);
+/* The same with one nap of nap_s between asks and no spinning: for a wait off the generations'
+ * path (a helper thread's, or a rare retry), which must leave the core to them, and whose thing
+ * comes at its own pace (a beat, a file being written). Any thread. */
+int gol_poll_every(gol_poll_done done, void *arg, double limit_s, double nap_s);
 
 #ifdef __cplusplus
 }

@@ -22,8 +22,8 @@
  * With a timeout and a peer, a heartbeat (halo/heartbeat.h) runs as in the host MPI mode: a
  * stopped neighbour is judged by silence wherever this rank waits (the stop vote, its writer),
  * and the backend's watchdog asks it (ops.heard, ops.least_posted) whether a stalled stream waits
- * on a neighbour that is merely slow. An agreed exit through MPI_Finalize (io_exit_all) aborts
- * the communicators first (gol_at_finalize). With --timeout 0 the setup waits for the peers
+ * on a neighbour that is merely slow. An agreed end while the communicators live (io_exit_all)
+ * aborts them first: they are registered with the helpers that gol_end_agreed stops. With --timeout 0 the setup waits for the peers
  * forever, but still ends on NCCL's asynchronous error and on a split that finished without its
  * communicator. */
 #include <cuda_runtime_api.h>
@@ -202,10 +202,10 @@ static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void
     wait_ready(h, h->init, "ncclCommInitRankConfig (waiting for the other ranks)");
     split_blocking(h);
     h->have_comm = 1;
-    /* an agreed exit through MPI_Finalize (io_exit_all) must not leave the communicators alive
-     * with work queued on them: torn down first (registered before the heartbeat, so run after
-     * it: the last registered runs first) */
-    gol_at_finalize(exit_hook, h);
+    /* an agreed end (io_exit_all) must not leave the communicators alive with work queued on
+     * them: torn down first (registered before the heartbeat, so run after it: the last
+     * registered runs first) */
+    gol_helper_add(exit_hook, h);
     /* the GPU's marks cannot tell a neighbour whose host is slow (rank 0's disk) from one that
      * stopped, and a rank may wait on the host (the stop vote, its writer) next to one: the
      * heartbeat judges silence, as in the host MPI mode */
@@ -372,7 +372,7 @@ static void nccl_destroy(void *impl) {
     halo_nccl *h = impl;
     if (!h) return;
     if (h->have_comm) {
-        gol_forget_at_finalize(exit_hook, h);
+        gol_helper_remove(exit_hook, h);
         /* Finalize flushes outstanding operations: at once on the blocking communicator, polled
          * on the nonblocking one. */
         NCCL_CHECK(ncclCommFinalize(h->comm));

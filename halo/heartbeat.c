@@ -12,6 +12,7 @@
 
 #include "core/check.h"
 #include "core/phase.h"
+#include "core/poll.h"
 
 /* A beat, and the last message a rank sends before it stops beating: a neighbour takes beats
  * until that one (MPI keeps the order of one sender's messages on one communicator). */
@@ -63,6 +64,8 @@ struct gol_heartbeat {
 /* The guard of this process, shared with the halo modes that ask for a heartbeat. */
 static gol_heartbeat *guard;
 
+/* The helper's tick: a pace, not a poll (core/poll.h), since each tick does the helper's work
+ * (beats, judging, notices) whatever came. */
 static void sleep_s(double s) {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);
@@ -185,34 +188,47 @@ static int tell_lost(void *arg, int lost) {
     return told;
 }
 
-/* The other half of the hook: each told rank's word that its line is written, for at most
- * within_s. Another rank that found the same peer lost and told this one counts too: it wrote
- * its line before it told, and waits for its own word back, not for this rank's. */
-static void heard_back(void *arg, int told, double within_s) {
-    gol_heartbeat *hb = arg;
-    double until = MPI_Wtime() + within_s;
-    int word[2];
-    while (told > 0 && MPI_Wtime() < until) {
-        int flag = 0;
+/* The told ranks' words still owed; told drops as they come. */
+typedef struct word_wait {
+    gol_heartbeat *hb;
+    int told;
+} word_wait;
+
+/* One ask of heard_back: takes every word that came; 1 once none is owed (or MPI failed: the
+ * process is ending all the same). Another rank that found the same peer lost and told this one
+ * counts too: it wrote its line before it told, and waits for its own word back, not for this
+ * rank's. Its notice is taken by the open receive, tested here only on the helper's own thread,
+ * which alone tests it otherwise. */
+static int words_in(void *arg, double since) {
+    (void)since;
+    word_wait *w = arg;
+    gol_heartbeat *hb = w->hb;
+    while (w->told > 0) {
+        int flag = 0, word[2];
         MPI_Status st;
         if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, hb->lost_comm, &flag, &st) != MPI_SUCCESS)
-            return;
-        if (!flag) {
-            /* the open receive took another finder's notice: it counts (tested here only on
-             * the helper's own thread, which alone tests it otherwise) */
-            int noticed = 0;
-            if (pthread_equal(pthread_self(), hb->thread) && hb->lost_recv != MPI_REQUEST_NULL &&
-                MPI_Test(&hb->lost_recv, &noticed, MPI_STATUS_IGNORE) == MPI_SUCCESS && noticed)
-                told--;
-            else
-                sleep_s(TICK_S / 10);
+            return 1;
+        if (flag) {
+            if (MPI_Recv(word, 2, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, hb->lost_comm,
+                         MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return 1;
+            w->told--;
             continue;
         }
-        if (MPI_Recv(word, 2, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, hb->lost_comm,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return;
-        told--;
+        int noticed = 0;
+        if (!pthread_equal(pthread_self(), hb->thread) || hb->lost_recv == MPI_REQUEST_NULL ||
+            MPI_Test(&hb->lost_recv, &noticed, MPI_STATUS_IGNORE) != MPI_SUCCESS || !noticed)
+            return 0;
+        w->told--;
     }
+    return 1;
+}
+
+/* The other half of the hook: each told rank's word that its line is written, for at most
+ * within_s. */
+static void heard_back(void *arg, int told, double within_s) {
+    word_wait w = {arg, told};
+    gol_poll_every(words_in, &w, within_s, TICK_S / 10);
 }
 
 /* After a told rank's line: its word back to the rank that told it. */
@@ -278,7 +294,8 @@ static void add_peer(gol_heartbeat *hb, int rank, int self, bool above) {
     post_recv(hb, p);
 }
 
-/* The run ends without unwinding (io_exit_all): the guard stops whatever halo still shares it. */
+/* The helper's stop in core/ending.h's registry, for the agreed end (gol_end_agreed): the guard
+ * stops whatever halo still shares it. */
 static void stop_hook(void *arg) {
     gol_heartbeat *hb = arg;
     hb->users = 0;
@@ -322,7 +339,7 @@ static gol_heartbeat *create(MPI_Comm comm, int up, int down, double timeout_s, 
     int rc = pthread_create(&hb->thread, NULL, beat_main, hb);
     errno = rc;
     SYS_CHECK(rc == 0, "pthread_create(heartbeat)");
-    gol_at_finalize(stop_hook, hb); /* a run that ends without unwinding stops it first */
+    gol_helper_add(stop_hook, hb); /* the agreed end stops it, if its owner did not */
     return hb;
 }
 
@@ -381,13 +398,17 @@ int64_t heartbeat_least_posted(gol_heartbeat *hb) { return hb ? least_known(hb) 
  * while the helper still judges silence and takes notices, so a rank lost just before the end is
  * named by its neighbours, and every other rank hears of it, instead of leaving ranks that
  * already stopped their helper in MPI_Finalize with no one to tell them. */
+static int met(void *req, double since) {
+    (void)since;
+    int done = 0;
+    MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+    return done;
+}
+
 static void meet_all(gol_heartbeat *hb) {
     MPI_Request req;
     MPI_CHECK(MPI_Ibarrier(hb->lost_comm, &req));
-    for (int done = 0; !done;) {
-        MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-        if (!done) sleep_s(TICK_S / 20);
-    }
+    gol_poll_every(met, &req, 0, TICK_S / 20);
 }
 
 /* No notice can come any more once every neighbour said its last (each stops only after all of
@@ -401,28 +422,29 @@ static void stop_guard(gol_heartbeat *hb) {
     guard = NULL;
 }
 
-/* Takes beats until every neighbour's last message; a neighbour silent for the timeout aborts. */
-static void drain(gol_heartbeat *hb) {
-    double since = MPI_Wtime();
-    for (;;) {
-        take_beats(hb);
-        take_notice(hb);
-        bool all_done = true;
-        double now = MPI_Wtime();
-        for (int i = 0; i < hb->npeers; i++) {
-            hb_peer *p = &hb->peer[i];
-            all_done = all_done && p->done;
-            double quiet = now - (p->heard > since ? p->heard : since);
-            if (!p->done && hb->timeout_s > 0 && quiet > hb->timeout_s)
-                gol_abort_peer(p->rank, "%s: rank %d (host %s) sent no sign of life for %.1f s "
-                               "(--timeout %g) while the run ended: stopped answering; aborting "
-                               "every rank", gol_phase_name(gol_phase_now()), p->rank,
-                               heartbeat_host(hb, p->rank), quiet, hb->timeout_s);
-        }
-        if (all_done) return;
-        sleep_s(TICK_S / 10);
+/* One ask of drain: takes the beats that came; 1 once every neighbour said its last. A neighbour
+ * silent for the timeout since the drain began aborts every rank. */
+static int all_said_last(void *arg, double since) {
+    gol_heartbeat *hb = arg;
+    take_beats(hb);
+    take_notice(hb);
+    bool all_done = true;
+    double now = MPI_Wtime();
+    for (int i = 0; i < hb->npeers; i++) {
+        hb_peer *p = &hb->peer[i];
+        all_done = all_done && p->done;
+        double quiet = now - (p->heard > since ? p->heard : since);
+        if (!p->done && hb->timeout_s > 0 && quiet > hb->timeout_s)
+            gol_abort_peer(p->rank, "%s: rank %d (host %s) sent no sign of life for %.1f s "
+                           "(--timeout %g) while the run ended: stopped answering; aborting "
+                           "every rank", gol_phase_name(gol_phase_now()), p->rank,
+                           heartbeat_host(hb, p->rank), quiet, hb->timeout_s);
     }
+    return all_done;
 }
+
+/* Takes beats until every neighbour's last message. */
+static void drain(gol_heartbeat *hb) { gol_poll_every(all_said_last, hb, 0, TICK_S / 10); }
 
 void heartbeat_stop(gol_heartbeat *hb) {
     if (!hb) return;
@@ -430,7 +452,7 @@ void heartbeat_stop(gol_heartbeat *hb) {
         hb->users--;
         return;
     }
-    gol_forget_at_finalize(stop_hook, hb);
+    gol_helper_remove(stop_hook, hb);
     if (hb->guard) meet_all(hb);
     pthread_mutex_lock(&hb->mu);
     hb->stop = true;

@@ -19,6 +19,7 @@ const char *io_basename(const char *path) {
     return slash ? slash + 1 : path;
 }
 
+/* A sleep, not a poll (core/poll.h): the slow metadata work it plays waits on nothing. */
 void io_debug_slow_meta(void) {
     const char *s = getenv("GOLMPI_DEBUG_SLOW_INDEX");
     double secs = s ? atof(s) : 0.0;

@@ -75,7 +75,7 @@ void xdmf_destroy(xdmf_state *x);
 /* The debug setting GOLMPI_DEBUG_SLOW_INDEX=SECONDS: rank 0 sleeps that long in its own metadata
  * work on each chunk (the frame views and rename of the chunk, then the index and .xmf rewrite),
  * as a slow file system would hold it while the other ranks go on to the next exchange. For
- * tests/faults2.py's "slow_index" case only: the halo watchdog must not take a rank busy in its own
+ * tests/test_corner_cases.py's "slow_index" case only: the halo watchdog must not take a rank busy in its own
  * I/O for a stopped one. Nothing when unset. */
 void io_debug_slow_meta(void);
 

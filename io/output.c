@@ -15,6 +15,7 @@
 
 #include "core/check.h"
 #include "core/phase.h"
+#include "core/poll.h"
 #include "core/trace.h"
 #include "io/format.h"
 #include "io/io_internal.h"
@@ -22,6 +23,8 @@
 #include "io/tuning.h"
 
 #define OUTPUT_SLOTS 2
+/* The main thread's nap while it waits for the writer to give a slot back. */
+#define SLOT_NAP_S 100e-6
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
 
@@ -45,6 +48,7 @@ struct gol_output {
     gol_schedule sched;
     MPI_Comm comm; /* the writer's own: MPI-IO and its barriers never meet the main thread's */
     MPI_Comm main_comm; /* the caller's, for what the main thread agrees on (room on the disk) */
+    double timeout_s;   /* --timeout: the deadline of an agreed end (io_exit_all) */
     io_tuning tuning;
 
     bool threaded; /* false when MPI gives less than MPI_THREAD_MULTIPLE: write synchronously */
@@ -88,6 +92,8 @@ struct gol_output {
 
 /* ---- the writer ------------------------------------------------------------------------ */
 
+static void stop_writer(void *o);
+
 static double now_s(void) { return MPI_Wtime(); }
 
 /* The chunk's generations and file name, from the schedule alone (gens: its frame count). */
@@ -118,6 +124,7 @@ static void read_write_delay(gol_output *o) {
                         "(a debug setting)\n", c, sec);
 }
 
+/* A sleep, not a poll (core/poll.h): the slow disk it plays waits on nothing. */
 static void write_delay(const gol_output *o, int64_t chunk) {
     if (chunk != o->delay_chunk) return;
     struct timespec ts = {(time_t)o->delay_s, (long)((o->delay_s - (time_t)o->delay_s) * 1e9)};
@@ -319,6 +326,7 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
     read_write_delay(o);
     MPI_CHECK(MPI_Comm_dup(comm, &o->comm));
     o->main_comm = comm;
+    o->timeout_s = cfg->timeout_s;
     H5_CHECK(H5Eset_auto2(H5E_DEFAULT, NULL, NULL)); /* failures get our one message, no stack */
     if (slab->rank == 0) {
         o->xdmf = xdmf_create(o->base, m);
@@ -338,47 +346,55 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
         SYS_CHECK(pthread_mutex_init(&o->mu, NULL) == 0, "pthread_mutex_init");
         SYS_CHECK(pthread_cond_init(&o->cv, NULL) == 0, "pthread_cond_init");
         start_writer(o, own_cpus ? &cpus : NULL);
+        gol_helper_add(stop_writer, o);
     }
     return o;
 }
 
-/* Called with o->mu held: until no slot is in the writer's hands. The writer's collective writes
- * wait on every rank's frames, so a rank whose GPU (or NCCL) stopped holds every writer: the wait
- * wakes every 10 ms for the watchdogs of host waits (core/check.h's gol_watch_poll), which see
- * this rank's own GPU stop; a rank that stopped answering is the heartbeat's to find. */
-static void wait_slots_locked(gol_output *o, int first, int end) {
-    double since = now_s();
-    for (;;) {
-        bool busy = false;
-        for (int s = first; s < end; s++)
-            busy = busy || o->slot[s].state != SLOT_FREE;
-        if (!busy) return;
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 10 * 1000 * 1000;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        int rc = pthread_cond_timedwait(&o->cv, &o->mu, &until);
-        errno = rc;
-        SYS_CHECK(rc == 0 || rc == ETIMEDOUT, "pthread_cond_timedwait");
-        pthread_mutex_unlock(&o->mu); /* the watchdogs never touch the output */
-        gol_watch_poll(since);
-        pthread_mutex_lock(&o->mu);
-    }
+/* The slots [first, end) of one wait for the writer. */
+typedef struct slots_wait {
+    gol_output *o;
+    int first, end;
+} slots_wait;
+
+/* One ask: no slot of the wait is in the writer's hands. The writer's collective writes wait on
+ * every rank's frames, so a rank whose GPU (or NCCL) stopped holds every writer: between asks
+ * the watchdogs of host waits (core/check.h's gol_watch_poll) look at this rank's own GPU; a rank
+ * that stopped answering is the heartbeat's to find. */
+static int slots_free(void *arg, double since) {
+    const slots_wait *w = arg;
+    gol_output *o = w->o;
+    bool busy = false;
+    pthread_mutex_lock(&o->mu);
+    for (int s = w->first; s < w->end; s++)
+        busy = busy || o->slot[s].state != SLOT_FREE;
+    pthread_mutex_unlock(&o->mu); /* the watchdogs never touch the output */
+    if (busy) gol_watch_poll(since);
+    return !busy;
+}
+
+/* Main thread: until the writer is done with the slots [first, end). Only the main thread hands
+ * slots over, so a slot found free stays free. The nap is short next to a chunk's write. */
+static void wait_slots(gol_output *o, int first, int end) {
+    slots_wait w = {o, first, end};
+    gol_poll_every(slots_free, &w, 0, SLOT_NAP_S);
 }
 
 /* The writer finishes what it was handed, and is gone: the slots are waited for with the
  * watchdogs; what is left after them (rank 0's index) waits on no other rank. */
 static void join_writer(gol_output *o) {
+    gol_helper_remove(stop_writer, o);
+    wait_slots(o, 0, OUTPUT_SLOTS);
     pthread_mutex_lock(&o->mu);
-    wait_slots_locked(o, 0, OUTPUT_SLOTS);
     o->stop = true; /* the writer drains the queue before it sees this */
     pthread_cond_broadcast(&o->cv);
     pthread_mutex_unlock(&o->mu);
     SYS_CHECK(pthread_join(o->thread, NULL) == 0, "pthread_join(hdf5-writer)");
 }
+
+/* The writer's stop in core/ending.h's registry: an agreed end before output_close
+ * (io_exit_all) joins it the same way. */
+static void stop_writer(void *o) { join_writer(o); }
 
 /* A chunk is written only where it fits beside the chunk that may still be in flight (and 1 MiB
  * for the index and the metadata): a full disk is found here, on the main thread, before any
@@ -401,8 +417,9 @@ static void room_or_exit(gol_output *o, int64_t chunk) {
     int64_t need = bytes + (in_flight ? bytes : 0) + (1 << 20);
     char msg[1024];
     if (io_room_for(o->main_comm, name, need, msg, sizeof msg)) return;
-    if (o->threaded) join_writer(o); /* the chunk in flight fits: it is finished and indexed */
-    io_exit_all(o->main_comm, msg);
+    /* the agreed end stops the writer first: the chunk in flight fits, and is finished and
+     * indexed before the lock goes */
+    io_exit_all(o->main_comm, msg, o->timeout_s);
 }
 
 /* Without a writer thread: the same steps, on the main thread, as the frames come. */
@@ -437,9 +454,11 @@ void output_write_frame(gol_output *o, int slot, int64_t chunk, int64_t f, const
         write_frame_here(o, chunk, f, last, frames_h, frame_h);
         return;
     }
-    if (f == 0) output_wait_slot(o, slot); /* a slot handed over twice waits for its first write */
     pthread_mutex_lock(&o->mu);
     output_slot *sl = &o->slot[slot];
+    if (f == 0 && sl->state != SLOT_FREE) /* the caller waits for it: output_wait_slot */
+        gol_die(__FILE__, __LINE__, "output_write_frame", "golmpi",
+                "a slot must be free (output_wait_slot) before its chunk's first frame");
     if (f == 0) {
         sl->state = SLOT_QUEUED;
         sl->chunk = chunk;
@@ -462,9 +481,7 @@ void output_write_frame(gol_output *o, int slot, int64_t chunk, int64_t f, const
 void output_wait_slot(gol_output *o, int slot) {
     if (!o->threaded) return;
     double t0 = now_s();
-    pthread_mutex_lock(&o->mu);
-    wait_slots_locked(o, slot, slot + 1);
-    pthread_mutex_unlock(&o->mu);
+    wait_slots(o, slot, slot + 1);
     o->wait_s += now_s() - t0;
 }
 

@@ -53,6 +53,10 @@ gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_s
  * slot belongs to the writer from the chunk's first frame until output_wait_slot(o, slot) returns
  * after its last; the main thread may only fill the frames it has not handed over yet. */
 void output_write_frame(gol_output *o, int slot, int64_t chunk, int64_t f, const void *frames_h);
+/* The one wait for a slot: the caller, which refills the slot's buffer, waits here until the
+ * writer is done with the chunk it last held, before the buffer's first new frame is made and
+ * before that chunk's first frame is handed over (output_write_frame refuses a busy slot). Main
+ * thread; polls with the watchdogs of host waits. Nothing without a writer thread. */
 void output_wait_slot(gol_output *o, int slot);
 
 /* Before the first chunk is handed over, on every rank: this run continues the series `prior`

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/poll.h"
 #include "core/quote.h"
 #include "io/output_names.h"
 
@@ -227,22 +228,35 @@ static gol_status refuse_held(const char *base, const char *path, const lock_own
 
 enum lock_state { LOCK_GONE, LOCK_STALE, LOCK_MINE };
 
+/* One look at the lock: it is gone, or its text names a golmpi run. */
+typedef struct lock_look {
+    const char *path;
+    char *seen;
+    size_t seen_len;
+    lock_owner *owner;
+    bool gone;
+} lock_look;
+
+static int lock_readable(void *arg, double since) {
+    (void)since;
+    lock_look *l = arg;
+    l->gone = !read_text(l->path, l->seen, l->seen_len);
+    return l->gone || parse_owner(l->seen, l->owner);
+}
+
 /* The lock exists: whose is it? A lock being written this very moment reads empty, so an
- * unreadable text is read again for a second before it counts as foreign. */
+ * unreadable text is read again, every 0.1 s, for a second before it counts as foreign. */
 static gol_status judge(const char *base, const char *path, const lock_owner *me, char *seen,
                         size_t seen_len, enum lock_state *state) {
     lock_owner o;
     *state = LOCK_GONE;
-    for (int tries = 0;; tries++) {
-        if (!read_text(path, seen, seen_len)) return gol_ok(); /* gone: create it again */
-        if (parse_owner(seen, &o)) break;
-        if (tries == 10)
-            return gol_fail(GOL_EXIT_USAGE,
-                            "the output lock '%s' exists but does not name a golmpi run; if no "
-                            "run writes to '%s.h5', remove it (rm '%s') and run again",
-                            path, base, path);
-        usleep(100 * 1000);
-    }
+    lock_look look = {path, seen, seen_len, &o, false};
+    if (!gol_poll_every(lock_readable, &look, 1.0, 0.1))
+        return gol_fail(GOL_EXIT_USAGE,
+                        "the output lock '%s' exists but does not name a golmpi run; if no "
+                        "run writes to '%s.h5', remove it (rm '%s') and run again",
+                        path, base, path);
+    if (look.gone) return gol_ok(); /* gone: create it again */
     bool same_host = strcmp(o.host, me->host) == 0;
     if (same_host && o.pid == me->pid && o.start == me->start) {
         *state = LOCK_MINE;
@@ -315,17 +329,20 @@ void io_free_space_note(const char *path, char *text, size_t len) {
                  (unsigned long long)sv.f_bavail * (unsigned long long)sv.f_frsize);
 }
 
-static void __attribute__((noreturn)) abort_all(void) {
+/* The output failures' first step on the fatal path: the lock goes, so the next run may resume. */
+static void give_back_first(void *arg) {
+    (void)arg;
     give_back_all();
-    MPI_Abort(MPI_COMM_WORLD, GOL_EXIT_OUTPUT);
-    abort(); /* MPI_Abort does not return; if it did, this rank must still not go on */
+}
+
+/* Not logged: the fatal log lives beside the output, on the file system that just failed. */
+static void __attribute__((noreturn)) abort_all(const char *text) {
+    gol_fatal(&(gol_fatal_end){.code = GOL_EXIT_OUTPUT, .text = text, .first = give_back_first});
 }
 
 void io_write_failed(const char *file, const char *fmt, ...) {
-    char host[256] = "?", raw[1024], msg[1024];
-    gethostname(host, sizeof host - 1);
-    int rank = -1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char host[256], raw[1024], msg[1024], text[2048];
+    int rank = gol_host_rank(host, sizeof host);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
@@ -333,12 +350,11 @@ void io_write_failed(const char *file, const char *fmt, ...) {
     gol_escape(msg, sizeof msg, raw);
     char space[128];
     io_free_space_note(file, space, sizeof space);
-    fprintf(stderr,
-            "golmpi: rank %d on host %s: cannot write '%s': %s%s. It is left unfinished; the "
-            "index and the .xmf cover only the files finished before it\n",
-            rank, host, gol_quote(file).s, msg, space);
-    fflush(stderr);
-    abort_all();
+    snprintf(text, sizeof text,
+             "golmpi: rank %d on host %s: cannot write '%s': %s%s. It is left unfinished; the "
+             "index and the .xmf cover only the files finished before it\n",
+             rank, host, gol_quote(file).s, msg, space);
+    abort_all(text);
 }
 
 bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_t len) {
@@ -370,16 +386,17 @@ bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_
     return text[0] == '\0';
 }
 
-void io_exit_all(MPI_Comm comm, const char *msg) {
+void io_exit_all(MPI_Comm comm, const char *msg, double timeout_s) {
     int rank = 0;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    gol_helpers_stop(); /* the writer ends the chunk in flight, then NCCL and the heartbeat stop */
     if (rank == 0) {
         fprintf(stderr, "golmpi: error: %s\n", msg);
         fflush(stderr);
     }
     give_back_all();
     MPI_CHECK(MPI_Barrier(comm));
-    gol_finalize_now(); /* the halo's heartbeat thread first: it makes MPI calls */
+    gol_end_agreed(timeout_s);
     exit(GOL_EXIT_OUTPUT);
 }
 
@@ -394,5 +411,5 @@ void io_write_failed_all(MPI_Comm comm, const char *msg) {
     }
     /* no rank may abort before rank 0 has printed: an abort kills rank 0 at once */
     MPI_Barrier(comm);
-    abort_all();
+    abort_all(NULL);
 }

@@ -26,13 +26,13 @@ void output_lock_release(const char *base);
 /* This rank alone found that `file` cannot be written (an HDF5 call that failed inside a
  * collective write: the ranks are out of step, so nothing can be agreed). Prints one line,
  * "golmpi: rank R on host H: cannot write 'FILE': ...", gives back the lock, and aborts every
- * rank with GOL_EXIT_OUTPUT. */
+ * rank with GOL_EXIT_OUTPUT: core/ending.h's fatal path, from any thread (the writer's too). */
 void io_write_failed(const char *file, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
 /* Collective over comm: every rank agrees that `file` failed (msg: why, the same on every rank,
- * which the caller made so). Rank 0 prints it once as "golmpi: error: ...", gives back the lock,
- * and every rank aborts with GOL_EXIT_OUTPUT once the message is out. */
+ * which the caller made so). Rank 0 prints it once as "golmpi: error: ...", and once it is out
+ * every rank takes the fatal path as io_write_failed does, with no line of its own. */
 void io_write_failed_all(MPI_Comm comm, const char *msg) __attribute__((noreturn));
 
 /* Collective over comm: rank 0 looks at the directory and file system that hold `file`. True when
@@ -41,11 +41,12 @@ void io_write_failed_all(MPI_Comm comm, const char *msg) __attribute__((noreturn
  * free), and every rank returns false. */
 bool io_room_for(MPI_Comm comm, const char *file, int64_t need, char *msg, size_t len);
 
-/* Collective over comm, for a failure every rank knows of, from the main thread with no MPI call
- * in flight on another: rank 0 prints "golmpi: error: msg", the lock goes back, and every rank
- * leaves through MPI_Finalize with GOL_EXIT_OUTPUT, so no MPI_ABORT banner surrounds the one
- * message. */
-void io_exit_all(MPI_Comm comm, const char *msg) __attribute__((noreturn));
+/* Collective over comm, for a failure every rank knows of, from the main thread: the agreed end
+ * (core/ending.h). The helper threads stop first (the writer ends what it was handed), rank 0
+ * prints "golmpi: error: msg", the lock goes back, and every rank leaves through MPI_Finalize
+ * (its deadline: timeout_s, --timeout) with GOL_EXIT_OUTPUT, so no MPI_ABORT banner surrounds the
+ * one message. */
+void io_exit_all(MPI_Comm comm, const char *msg, double timeout_s) __attribute__((noreturn));
 
 /* The most specific message on HDF5's error stack (where the error was first detected: the
  * MPI or system error), for messages. Static buffer. */

@@ -1,7 +1,7 @@
 /* The CUDA backend: a bit-packed slab on one GPU per rank. This file is the algorithm of a pass;
  * its other jobs are units of their own: the watchdog and every host wait (kernels/cuda_watch.h),
  * frames out (kernels/cuda_frames.h), where the time goes (kernels/cuda_times.h), depth 1's graphs
- * (kernels/cuda_graph.h), and the decisions that need no GPU (kernels/cuda_plan.h).
+ * (kernels/cuda_graph.h), and the decisions that need no GPU (kernels/cuda_choices.h).
  *
  * Buffers: two slabs of rows + 2k rows of nwords words (k: the halo depth of core/depth.h), rows
  * numbered as in core/depth.h: row 0 the first owned row, -k..-1 the halo above, rows..rows+k-1
@@ -34,7 +34,7 @@
 #include "kernels/cuda_frames.h"
 #include "kernels/cuda_graph.h"
 #include "kernels/cuda_mem.h"
-#include "kernels/cuda_plan.h"
+#include "kernels/cuda_choices.h"
 #include "kernels/cuda_times.h"
 #include "kernels/cuda_watch.h"
 #include "kernels/device.h"
@@ -120,7 +120,7 @@ static void pass_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cu
  * rows a side at its start (core/depth.h's gol_pass), the way the jacobi loop of NVIDIA's
  * nccl_overlap reads: fork; the edge bands on the comm stream and, when the pass ends the cycle
  * (valid == n), their exchange; the interior on the compute stream meanwhile (the split:
- * cuda_plan.h's cuda_pass_split); join. Capturable when the halo mode is and timed is NULL; timed:
+ * cuda_choices.h's cuda_pass_split); join. Capturable when the halo mode is and timed is NULL; timed:
  * the two events that bracket the exchange (cuda_times_sample). */
 static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEvent_t *timed) {
     const gol_pass ps = {.rows = cb->slab.rows, .valid = valid, .gens = n,
@@ -231,7 +231,7 @@ static void alloc_slabs(cuda_backend *cb, const gol_plan *plan) {
     if (cb->mem.bytes != cuda_device_bytes(cb->slab.rows, cb->depth, cb->row_words, cb->slab.width,
                                            plan->frame_format, plan->output))
         gol_die(__FILE__, __LINE__, "alloc_slabs", "golmpi",
-                "device allocations differ from kernels/cuda_plan.c's cuda_device_bytes");
+                "device allocations differ from kernels/cuda_choices.c's cuda_device_bytes");
 }
 
 /* Both frame slots now, not at their first frame, when NCCL work would be queued. */

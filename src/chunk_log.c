@@ -2,9 +2,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "core/check.h"
+#include "core/poll.h"
 
 static const char *const stage_names[CHUNK_STAGES] = {"compute_s", "halo_s", "frame_s",
                                                       "io_write_s", "io_wait_s"};
@@ -50,17 +50,17 @@ void chunk_log_backend(gol_chunk_log *log, int64_t chunk, gol_backend_times t) {
     v[CHUNK_FRAME] = t.frame_s;
 }
 
-/* Waits for both requests, sleeping between tests: a blocking MPI wait spins (Open MPI), and on
- * the writer thread it would take a core from the generations while a slower rank catches up. */
-static void wait_sleeping(MPI_Request req[2]) {
-    for (;;) {
-        int done = 0;
-        MPI_CHECK(MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE));
-        if (done) return;
-        struct timespec ts = {0, 200000};
-        nanosleep(&ts, NULL);
-    }
+static int both_done(void *req, double since) {
+    (void)since;
+    int done = 0;
+    MPI_CHECK(MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE));
+    return done;
 }
+
+/* Waits for both requests, napping between tests: a blocking MPI wait spins (Open MPI), and on
+ * the writer thread it would take a core from the generations while a slower rank catches up. A
+ * rank that stopped answering is the heartbeat's to find. */
+static void wait_sleeping(MPI_Request req[2]) { gol_poll_every(both_done, req, 0, 200e-6); }
 
 /* Chunks [first, first + n): maxima with their ranks, and means, into rank 0's rows (NULL
  * elsewhere). */

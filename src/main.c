@@ -24,27 +24,11 @@
 #include "src/startup.h"
 #include "core/trace.h"
 
-/* What the end of a run needs: the guard to stop, the deadline of MPI_Finalize, who prints. */
+/* What the end of a run needs: the deadline of MPI_Finalize, who prints. */
 typedef struct ending {
-    gol_heartbeat *guard; /* NULL before it started, or without one */
-    double timeout_s;     /* 0: MPI_Finalize may wait for ever */
+    double timeout_s; /* 0: MPI_Finalize may wait for ever */
     int rank;
 } ending;
-
-/* MPI_Finalize waits on every rank (Open MPI's PMIx fence): the guard is stopped first (no MPI
- * call may run beside it), which every neighbour must do too, so a rank lost before it is named
- * there; one lost inside MPI_Finalize is past every helper, and only a deadline outside the call
- * ends the wait. */
-static int finalize_watched(const ending *e) {
-    gol_phase_enter(GOL_PHASE_FINALIZE, -1);
-    heartbeat_stop(e->guard);
-    gol_deadline_arm(e->timeout_s, "finalize: MPI_Finalize did not return in %g s (--timeout): some "
-                     "rank stopped answering after every neighbour said its last; exiting",
-                     e->timeout_s);
-    int rc = MPI_Finalize();
-    gol_deadline_disarm();
-    return rc;
-}
 
 /* Prints once, on rank 0, and gives every rank the same exit code. */
 static int finish(gol_status st, const char *text, const ending *e) {
@@ -54,8 +38,9 @@ static int finish(gol_status st, const char *text, const ending *e) {
         else if (st.code == GOL_EXIT_STOPPED) fprintf(stderr, "golmpi: %s\n", st.msg);
         else if (st.code != GOL_OK) fprintf(stderr, "golmpi: error: %s\n", st.msg);
     }
-    /* MPI_Abort is no longer allowed here, so a failure is reported by hand */
-    int rc = finalize_watched(e);
+    /* past MPI_Finalize MPI_Abort is not allowed, so a failure is reported by hand */
+    gol_phase_enter(GOL_PHASE_FINALIZE, -1);
+    int rc = gol_end_agreed(e->timeout_s); /* the helpers stop first: the guard */
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "golmpi: rank %d: MPI_Finalize failed (error %d)\n", rank, rc);
         return 1;
@@ -93,14 +78,14 @@ static gol_status stopped_status(const gol_config *cfg, const gol_run_result *re
                     (long long)res->sched.g_end, cfg->output, cfg->output, cfg->output);
 }
 
-/* The writer thread makes MPI-IO calls while the main thread exchanges halos, which needs
- * MPI_THREAD_MULTIPLE. Below it, io/output.c writes synchronously (DESIGN); the user hears why. */
 /* An early stop after setup_parse: what setup holds (a pattern, a series) is freed first. */
 static int stop_early(gol_status st, const char *text, gol_setup *setup, const ending *e) {
     setup_free(setup);
     return finish(st, text, e);
 }
 
+/* The writer thread makes MPI-IO calls while the main thread exchanges halos, which needs
+ * MPI_THREAD_MULTIPLE. Below it, io/output.c writes synchronously (DESIGN); the user hears why. */
 static void notice_thread_level(int provided, const gol_config *cfg, int rank) {
     if (provided >= MPI_THREAD_MULTIPLE || cfg->no_output || cfg->quiet || rank != 0) return;
     fprintf(stderr,
@@ -118,7 +103,7 @@ static void watch_the_run(const gol_config *cfg, MPI_Comm comm, ending *end) {
         output_file_name(base, OUTPUT_LOG, log, sizeof log);
         gol_fatal_log_to(log);
     }
-    end->guard = heartbeat_start_guard(comm, cfg->timeout_s);
+    heartbeat_start_guard(comm, cfg->timeout_s); /* stopped by gol_end_agreed */
     end->timeout_s = cfg->timeout_s;
     gol_phase_enter(GOL_PHASE_STARTUP, -1);
 }
@@ -139,7 +124,7 @@ int main(int argc, char **argv) {
 
     gol_setup setup;
     const char *text = NULL;
-    ending end = {NULL, 0.0, rank};
+    ending end = {0.0, rank};
     gol_status st = setup_parse(argc, argv, comm, &setup, &text);
     if (st.code != GOL_OK) return stop_early(st, text, &setup, &end);
     const gol_config *cfg = &setup.cfg;

@@ -5,27 +5,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/check.h"
 #include "core/phase.h"
+#include "core/poll.h"
 #include "core/trace.h"
 #include "src/progress.h"
 
-/* How this rank cuts its advance calls: the progress pieces, which depend only on the schedule and
- * so are the same on every rank, unless the debug setting GOLMPI_DEBUG_PIECE="rank:n" cuts rank
- * `rank`'s calls into at most n generations (inside the same pieces: the ranks still vote on a stop
- * at the same generations). That setting exists for tests/integration.py's "pieces" case
- * only: a backend must give the same cells however each rank cuts its calls (the CUDA backend's
- * eager and graph-replayed generations must line up across ranks by construction, not because
- * the pieces happen to agree). */
+/* The pieces a run advances in (progress_piece_end: the same on every rank, from the schedule
+ * alone), and what happens at each piece's end: the progress line, then the stop vote. */
 typedef struct stop_vote stop_vote;
-typedef struct advance_cut {
-    gol_progress *prog;
-    int64_t debug_piece; /* 0: the progress pieces */
-    stop_vote *vote;
-} advance_cut;
+typedef struct run_pieces {
+    gol_progress *prog;  /* where each piece ends, and the line it updates */
+    stop_vote *vote;     /* the ranks' vote on a stop, at each piece's end */
+    int64_t debug_piece; /* GOLMPI_DEBUG_PIECE: this rank's calls cut finer; 0: not */
+} run_pieces;
 
+/* The debug setting GOLMPI_DEBUG_PIECE="rank:n" cuts rank `rank`'s advance calls into at most n
+ * generations, inside the same pieces (the ranks still vote at the same generations). It exists
+ * for tests/integration.py's "pieces" case only: a backend must give the same cells however each
+ * rank cuts its calls (the CUDA backend's eager and graph-replayed generations must line up
+ * across ranks by construction, not because the pieces happen to agree). */
 static int64_t debug_piece(int rank) {
     const char *s = getenv("GOLMPI_DEBUG_PIECE");
     int who = -1;
@@ -60,23 +60,19 @@ struct stop_vote {
     bool stopped; /* agreed: no more generations */
 };
 
-/* MPI_Wait, polled, with the watchdogs of host waits (core/check.h's gol_watch_poll): the vote
- * waits on every rank, and a rank up to 80 generations ahead of its GPU must still see that GPU,
- * or NCCL, stop (the CUDA backend's watchdog); a rank that stopped answering is the heartbeat's to
- * find, wherever this one waits. The vote usually completed long ago: the first test returns. */
-static void vote_wait(MPI_Request *req) {
-    double since = MPI_Wtime();
-    for (long spins = 0;; spins++) {
-        int done = 0;
-        MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
-        if (done) return;
-        gol_watch_poll(since);
-        if (spins >= 64) {
-            struct timespec ts = {0, 50000};
-            nanosleep(&ts, NULL);
-        }
-    }
+/* One ask of vote_wait: the vote completed; else the watchdogs of host waits (core/check.h's
+ * gol_watch_poll), since the vote waits on every rank, and a rank up to 80 generations ahead of
+ * its GPU must still see that GPU, or NCCL, stop (the CUDA backend's watchdog); a rank that
+ * stopped answering is the heartbeat's to find, wherever this one waits. */
+static int vote_done(void *req, double since) {
+    int done = 0;
+    MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+    if (!done) gol_watch_poll(since);
+    return done;
 }
+
+/* MPI_Wait, polled (core/poll.h). The vote usually completed long ago: the first ask returns. */
+static void vote_wait(MPI_Request *req) { gol_poll_until(vote_done, req, 0); }
 
 static void vote_begin(stop_vote *v, MPI_Comm comm) {
     MPI_CHECK(MPI_Comm_dup(comm, &v->comm));
@@ -105,30 +101,37 @@ static void vote_end(stop_vote *v) {
     MPI_CHECK(MPI_Comm_free(&v->comm));
 }
 
+/* Generations *g to end, in backend calls: one, or as many as GOLMPI_DEBUG_PIECE cuts. */
+static void advance_piece(gol_backend *b, int64_t *g, int64_t end, int64_t debug_piece) {
+    while (*g < end) {
+        int64_t n = end - *g;
+        if (debug_piece && debug_piece < n) n = debug_piece;
+        backend_advance(b, n);
+        *g += n;
+    }
+}
+
+/* A piece ended at generation g: the progress line, then the vote (collective). */
+static void piece_done(const run_pieces *p, int64_t g) {
+    progress_update(p->prog, g);
+    vote_at_boundary(p->vote);
+}
+
 /* Advance to generation `to` in pieces, so that a long stretch without frames still shows
- * progress, and a stop can be agreed on. The debug setting cuts a rank's backend calls finer, but
- * never moves the piece boundaries where the ranks vote. When the ranks agree to stop
- * (vote->stopped), *g is the generation they stopped at, `to` or before. */
-static void advance_to(gol_backend *b, int64_t *g, int64_t to, const advance_cut *cut) {
-    stop_vote *vote = cut->vote;
-    while (*g < to && !vote->stopped) {
-        int64_t end = progress_piece_end(cut->prog, *g, to);
-        while (*g < end) {
-            int64_t n = end - *g;
-            if (cut->debug_piece && cut->debug_piece < n) n = cut->debug_piece;
-            backend_advance(b, n);
-            *g += n;
-        }
-        progress_update(cut->prog, *g);
-        vote_at_boundary(vote);
+ * progress, and a stop can be agreed on. When the ranks agree to stop (vote->stopped), *g is the
+ * generation they stopped at, `to` or before. */
+static void advance_to(gol_backend *b, int64_t *g, int64_t to, const run_pieces *p) {
+    while (*g < to && !p->vote->stopped) {
+        advance_piece(b, g, progress_piece_end(p->prog, *g, to), p->debug_piece);
+        piece_done(p, *g);
     }
 }
 
 /* Returns the generation the run ended at: g_end, or where the ranks agreed to stop. */
-static int64_t run_no_output(gol_backend *b, const gol_schedule *sched, const advance_cut *cut) {
+static int64_t run_no_output(gol_backend *b, const gol_schedule *sched, const run_pieces *pieces) {
     int64_t g = sched->g_start;
     trace_pushf("generations %lld-%lld", (long long)sched->g_start, (long long)sched->g_end);
-    advance_to(b, &g, sched->g_end, cut);
+    advance_to(b, &g, sched->g_end, pieces);
     trace_pop();
     return g;
 }
@@ -169,7 +172,7 @@ void run_slots_alloc(gol_backend *b, const gol_plan *plan, void *slot_h[2]) {
  * When the ranks agree to stop, the generation they stopped at becomes the run's last frame: the
  * schedule is cut there (*sched), so the loops end with it, in a shorter last chunk. */
 static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
-                            const advance_cut *cut, void *const slot_h[2], gol_schedule *sched,
+                            const run_pieces *pieces, void *const slot_h[2], gol_schedule *sched,
                             gol_run_result *res) {
     const gol_plan *plan = in->plan;
     int64_t frame_bytes = plan->slab.rows * frame_row_bytes(plan->slab.width, plan->frame_format);
@@ -187,8 +190,8 @@ static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm c
         trace_pushf("generations %lld-%lld", (long long)g,
                     (long long)schedule_frame_generation(sched, first + n - 1));
         for (int64_t f = 0; f < schedule_chunk_frames(sched, c); f++) {
-            advance_to(b, &g, schedule_frame_generation(sched, first + f), cut);
-            if (cut->vote->stopped && g < sched->g_end) {
+            advance_to(b, &g, schedule_frame_generation(sched, first + f), pieces);
+            if (pieces->vote->stopped && g < sched->g_end) {
                 *sched = schedule_truncate(sched, g); /* frame first + f is the last */
                 output_stop_at(out, g);
             }
@@ -221,7 +224,7 @@ void run_generations(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
     gol_progress *prog = progress_start(in->cfg, planned, &in->plan->slab, in->plan->depth, rank);
     stop_vote vote;
     vote_begin(&vote, comm);
-    advance_cut cut = {prog, debug_piece(rank), &vote};
+    run_pieces pieces = {prog, &vote, debug_piece(rank)};
 
     /* the frame slots before the clock starts, as the backend's other memory: a backend may touch
      * them as it allocates (pinned memory is; the CPU's pages are placed where they are used) */
@@ -230,9 +233,9 @@ void run_generations(gol_backend *b, const gol_run_inputs *in, MPI_Comm comm,
     MPI_CHECK(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
     if (!in->plan->output)
-        res->sched = schedule_truncate(planned, run_no_output(b, planned, &cut));
+        res->sched = schedule_truncate(planned, run_no_output(b, planned, &pieces));
     else
-        run_with_output(b, in, comm, &cut, slot_h, &res->sched, res);
+        run_with_output(b, in, comm, &pieces, slot_h, &res->sched, res);
     int64_t pop = backend_population(b); /* also waits for the device to finish */
     double wall = MPI_Wtime() - t0;
     vote_end(&vote);

@@ -1,5 +1,5 @@
 # Core: the rule arithmetic, the decomposition, and the whole program against a naive reference.
-foreach(t word decomp depth random_start cuda_plan cpu_strip)
+foreach(t word decomp depth random_start cuda_choices cpu_strip)
   add_executable(test_${t} ${GOLMPI_TEST_DIR}/test_${t}.c)
   target_link_libraries(test_${t} PRIVATE golmpi_core)
   add_test(NAME unit_${t} COMMAND test_${t})

@@ -128,7 +128,7 @@ gpu_check)
               "--tool racecheck .* --halo nccl" "gpu_bench.sh $build/golmpi"; do
     grep -Eq -- "$want" "$tmp/dry.err" || fail "gpu_check.sh --dry-run printed no '$want'"
   done
-  for not in cuda_kernels_emulated unit_cuda_plan build_gpu_check; do
+  for not in cuda_kernels_emulated unit_cuda_choices build_gpu_check; do
     grep -q "$not" "$tmp/dry.err" && fail "$not (no GPU needed) is among the GPU cases"
   done
   grep -q "^\*\*Dry run\*\*" "$tmp/dry.md" || fail "no dry-run report in $tmp/dry.md"

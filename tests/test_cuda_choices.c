@@ -1,4 +1,4 @@
-/* The CUDA backend's plan (kernels/cuda_plan.h), on the host: what it allocates for frames (u8
+/* The CUDA backend's choices (kernels/cuda_choices.h), on the host: what it allocates for frames (u8
  * staging of rows frame rows: rows x width bytes for u8, rows x ceil(width / 8) for packed), its
  * byte account, the bound on generations in flight, the generations it runs eagerly to time the
  * exchange (the same on every rank however the advance calls are cut), and the watchdog's message.
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cuda_plan.h"
+#include "kernels/cuda_choices.h"
 #include "tests/expect.h"
 
 static void test_frame_staging(void) {
@@ -182,6 +182,6 @@ int main(void) {
     test_pass_cut();
     test_stall_message();
     if (failures) return 1;
-    printf("PASS test_cuda_plan\n");
+    printf("PASS test_cuda_choices\n");
     return 0;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-r"""Faults and inputs nobody had tried (issue 20). One part a run:
+r"""Corner cases of faults and inputs: a slow rank, quoted bytes, colliding names, a lost reader,
+a deleted chunk, extreme values, a stop inside I/O. One part a run:
 
   slow_index  rank 0 slowed in its own metadata work on each chunk (GOLMPI_DEBUG_SLOW_INDEX=2.5,
               a debug setting) longer than --timeout 2, at 4 ranks: the run finishes, exit 0, no
@@ -43,7 +44,7 @@ r"""Faults and inputs nobody had tried (issue 20). One part a run:
               non-zero exit and a line saying rank 0 stopped answering. The heartbeat must not
               hide a stopped rank behind a living neighbour that waits on it. About 15 s.
 
-usage: faults2.py --golmpi PATH --work DIR --part PART --mpiexec MPIEXEC [FLAGS...]
+usage: test_corner_cases.py --golmpi PATH --work DIR --part PART --mpiexec MPIEXEC [FLAGS...]
 """
 import argparse
 import os
@@ -52,7 +53,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_faults as tf  # noqa: E402  (the runner and the consistency check of issue 9)
+import test_faults as tf  # noqa: E402  (the runner and the output's consistency check)
 
 OK, USAGE = 0, 2
 

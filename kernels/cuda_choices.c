@@ -1,4 +1,4 @@
-#include "kernels/cuda_plan.h"
+#include "kernels/cuda_choices.h"
 
 #include <stdio.h>
 
