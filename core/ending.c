@@ -69,8 +69,11 @@ int gol_end_agreed(double timeout_s) {
 /* How long the whole fatal path may take, from its first step to the end of MPI_Abort, before
  * the process ends itself: Open MPI's MPI_Abort waits on the local daemon, which may wait on one
  * that is unreachable (52.7 s seen after a link cut), and telling the others is MPI too. It
- * covers the wait for the told ranks' word (TELL_WAIT_S) and 2.5 s more. */
-#define FATAL_DEADLINE_S 4
+ * covers the wait for the told ranks' word (TELL_WAIT_S) and 1.5 s more: with the guard's finding
+ * at --timeout + 1 s, every rank is then gone by --timeout + 4 s, within the bound of --timeout +
+ * 5 s whatever MPI_Abort waits on (on one node it waits for the daemon to kill a stopped rank),
+ * with a second left for a loaded node's scheduling. */
+#define FATAL_DEADLINE_S 3
 /* After telling the other ranks that a peer is lost, how long to wait for their word that each
  * wrote its own line, before MPI_Abort (whose kill would cut them short): their helpers take the
  * notice within a tick (20 ms), but an oversubscribed node may starve them for longer. */

@@ -49,7 +49,7 @@ typedef struct gol_fatal_end {
     bool without_mpi;      /* _exit, no MPI_Abort: MPI itself is what does not return */
 } gol_fatal_end;
 
-/* The one fatal path. Any thread. The first thread on it starts a deadline: 4 s later the process
+/* The one fatal path. Any thread. The first thread on it starts a deadline: 3 s later the process
  * _exits with e->code, whatever MPI_Abort or e->first block in (Open MPI's MPI_Abort waits on the
  * local daemon, which may wait on an unreachable one). */
 void gol_fatal(const gol_fatal_end *e) __attribute__((noreturn));
