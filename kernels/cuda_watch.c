@@ -12,6 +12,9 @@ struct cuda_watch {
     int rank, up, down; /* the slab's: who a stall can involve */
     double timeout_s;   /* --timeout; 0: never abort */
     cudaStream_t compute;
+    /* every stream of the backend (compute first): what a host wait outside it may wait on */
+    cudaStream_t streams[CUDA_WATCH_STREAMS];
+    int nstreams;
     gol_halo *halo; /* NULL: not made yet, or being destroyed */
     /* generations in flight (kernels/cuda_plan.h): a mark every CUDA_MARK_EVERY generations */
     cudaEvent_t mark[CUDA_MARK_RING];
@@ -136,18 +139,28 @@ void cuda_watch_wait_stream(cuda_watch *w, cudaStream_t s, const char *what, int
 
 int64_t cuda_watch_posted(const cuda_watch *w) { return halo_posts(w->halo); }
 
+/* 1 when some stream of the backend still holds work. */
+static int work_queued(const cuda_watch *w) {
+    for (int i = 0; i < w->nstreams; i++) {
+        cudaError_t e = cudaStreamQuery(w->streams[i]);
+        if (e == cudaErrorNotReady) return 1;
+        CUDA_CHECK(e);
+    }
+    return 0;
+}
+
 /* The watchdog for host waits outside this backend (core/check.h's gol_watch_poll: the stop vote,
- * the writer's slot, the staged MPI exchange's wait for its rows): the same looks, on the work
- * queued on the compute stream, while there is some. */
+ * the writer's slot, the staged MPI exchange's wait for its rows): the same looks while any of
+ * the backend's streams holds work. Every stream, not the compute stream alone: the staged
+ * exchange waits on the comm stream's edge rows and copies while the compute stream may already
+ * be empty, and a GPU stopped then must still be found. */
 static void watch_hook(void *impl, double since) {
     cuda_watch *w = impl;
     if (!w->halo) return; /* still being made */
-    cudaError_t e = cudaStreamQuery(w->compute);
-    if (e == cudaErrorNotReady) {
+    if (work_queued(w)) {
         look(w, "the generations queued before a host wait", cuda_watch_posted(w), since);
         return;
     }
-    CUDA_CHECK(e);
     halo_poll(w->halo);
     w->progress_at = MPI_Wtime(); /* nothing queued: nothing can stall */
 }
@@ -174,6 +187,7 @@ cuda_watch *cuda_watch_create(const gol_slab *slab, double timeout_s, cudaStream
     w->down = slab->down;
     w->timeout_s = timeout_s;
     w->compute = compute;
+    cuda_watch_add_stream(w, compute);
     for (int m = 0; m < CUDA_MARK_RING; m++)
         CUDA_CHECK(cudaEventCreateWithFlags(&w->mark[m], cudaEventDisableTiming));
     w->created_at = w->progress_at = MPI_Wtime();
@@ -182,6 +196,21 @@ cuda_watch *cuda_watch_create(const gol_slab *slab, double timeout_s, cudaStream
 }
 
 void cuda_watch_set_halo(cuda_watch *w, gol_halo *halo) { w->halo = halo; }
+
+void cuda_watch_add_stream(cuda_watch *w, cudaStream_t s) {
+    if (w->nstreams == CUDA_WATCH_STREAMS)
+        gol_die(__FILE__, __LINE__, "cuda_watch_add_stream", "golmpi",
+                "more streams than CUDA_WATCH_STREAMS (an internal error)");
+    w->streams[w->nstreams++] = s;
+}
+
+void cuda_watch_remove_stream(cuda_watch *w, cudaStream_t s) {
+    for (int i = 0; i < w->nstreams; i++)
+        if (w->streams[i] == s) {
+            w->streams[i] = w->streams[--w->nstreams];
+            return;
+        }
+}
 
 void cuda_watch_destroy(cuda_watch *w) {
     if (!w) return;
