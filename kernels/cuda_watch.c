@@ -39,12 +39,27 @@ static void retire_marks(cuda_watch *w) {
     if (moved) w->progress_at = MPI_Wtime();
 }
 
-/* The watchdog fired: MPI_Abort, within a bounded time whatever NCCL does. A stall that involves
- * a neighbour first tears the exchange down, so that NCCL's kernels stop spinning on the silent
- * peer (halo_abort returns within HALO_ABORT_GRACE_S even if ncclCommAbort blocks); a stall of
- * this GPU alone skips that: ncclCommAbort synchronises streams and would block on it. silent: the
- * neighbour that sent no sign of life for --timeout, or -1; alive: both neighbours answer and
- * every rank had posted the exchanges waited for. */
+/* What a stall that involves a neighbour does once this rank's line is out: the others are told
+ * (silent: the lost rank, or -1), then the exchange is torn down, so that NCCL's kernels stop
+ * spinning on the silent peer (halo_abort returns within HALO_ABORT_GRACE_S even if ncclCommAbort
+ * blocks; the fatal path's own deadline bounds it too). */
+typedef struct teardown {
+    gol_halo *halo;
+    int silent;
+} teardown;
+
+static void tell_and_tear_down(void *arg) {
+    const teardown *t = arg;
+    gol_tell_others(t->silent); /* before the teardown, which the others would see fail */
+    halo_abort(t->halo);
+}
+
+/* The watchdog fired: MPI_Abort, within a bounded time whatever NCCL does. The line comes first,
+ * printed and logged: a neighbour that finds the same loss by its heartbeat aborts every rank
+ * after at most its own telling, and must not cut this rank short of its line. A stall of this
+ * GPU alone skips the teardown: ncclCommAbort synchronises streams and would block on it.
+ * silent: the neighbour that sent no sign of life for --timeout, or -1; alive: both neighbours
+ * answer and every rank had posted the exchanges waited for. */
 static void __attribute__((noreturn))
 stalled(cuda_watch *w, const char *what, double waited, int silent, int alive) {
     char msg[512];
@@ -55,11 +70,9 @@ stalled(cuda_watch *w, const char *what, double waited, int silent, int alive) {
     else
         cuda_stall_message(msg, sizeof msg, w->rank, w->up, w->down, on_stream, waited, what,
                            alive);
-    /* the others hear of the lost rank before NCCL's teardown could fail them first */
-    if (silent >= 0) gol_tell_others(silent);
-    if (!cuda_stall_is_local(w->rank, w->up, w->down, on_stream)) halo_abort(w->halo);
-    if (silent >= 0) gol_abort_peer(silent, "%s", msg);
-    gol_abort_msg("%s", msg);
+    if (cuda_stall_is_local(w->rank, w->up, w->down, on_stream)) gol_abort_msg("%s", msg);
+    teardown t = {w->halo, silent};
+    gol_abort_then(tell_and_tear_down, &t, "%s", msg);
 }
 
 /* Why the GPU passed no mark for --timeout while the host waited on work that needs the first
