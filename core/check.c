@@ -142,10 +142,11 @@ static void __attribute__((noreturn)) abort_line(int lost, void (*after)(void *)
     /* told after the line is written: a rank that finds the same peer lost and hears from this
      * one knows this line is out */
     if (!after) gol_tell_others(lost);
-    if (after) {
+    if (after) after(arg);
+    if (after && !gol_telling()) {
         /* a told rank leaves the abort to the rank that told it, which waits for every told
-         * rank's word first: this rank's own MPI_Abort would cut the slower ones short */
-        after(arg);
+         * rank's word first: this rank's own MPI_Abort would cut the slower ones short (a rank
+         * whose after() told the others, as the CUDA watchdog's does, is that rank) */
         struct timespec ts = {(time_t)TELL_WAIT_S, (long)((TELL_WAIT_S - (int)TELL_WAIT_S) * 1e9)};
         ts.tv_nsec += 250000000L;
         nanosleep(&ts, NULL);

@@ -56,7 +56,8 @@ void gol_tell_others(int lost);
  * found the same loss is no news to it. Any thread. */
 bool gol_telling(void);
 /* gol_abort_msg, running after(arg) once the line is printed and logged (a told rank's word
- * back to the rank that told it). */
+ * back to the rank that told it; or a finder's gol_tell_others and teardown, after which it
+ * aborts at once). */
 void gol_abort_then(void (*after)(void *), void *arg, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
 /* A deadline for a call that can block for ever where no thread of ours can look inside it
