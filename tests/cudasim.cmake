@@ -75,22 +75,7 @@ golmpi_driver_test(cudasim_checkpoint_resume test_checkpoint.py PROCESSORS 3 TIM
 golmpi_driver_test(cudasim_faults test_sim_faults.py PROCESSORS 3 TIMEOUT 300 LABELS "gpu;sim"
   ARGS --cases stop-nccl,stop-mpi,kill-nccl,kill-mpi,nccl-error,device-nccl,device-mpi)
 
-# The one-node fault matrix (tests/fault_matrix.cmake) on the simulated GPU, under each halo mode:
-# the cells whose waits differ from the CPU backend's (docs/RUNNING.md, "The fault matrix"): the
-# exchange on a stream, the vote and the writer's phases while the main thread's host waits run
-# the CUDA watchdog, finalize (the exchange torn down); under NCCL also its set-up (wireup) and a
-# killed peer (the simulated NCCL's own detection). About 2.5 min on a 2-core VM.
-set(GOLMPI_SIM_FAULT_MATRIX
-  "nccl=wireup-stop,exchange-stop,vote-stop,chunk_end-stop,index-stop,finalize-stop,exchange-kill"
-  "mpi=exchange-stop,vote-stop,chunk_end-stop,finalize-stop")
-foreach(mode ${GOLMPI_SIM_FAULT_MATRIX})
-  string(REPLACE "=" ";" parts "${mode}")
-  list(GET parts 0 halo)
-  list(GET parts 1 cells)
-  golmpi_driver_test(cudasim_fault_matrix_${halo} test_fault_matrix.py PROCESSORS 4 TIMEOUT 400
-    LABELS "gpu;sim" ARGS --work ${CMAKE_CURRENT_BINARY_DIR}/cudasim_fault_matrix_${halo}
-    --backend cuda-${halo} --cells ${cells})
-endforeach()
+# The fault matrix's simulated-GPU cells (cudasim_fault_matrix_nccl, _mpi): tests/fault_matrix.cmake.
 
 # The orderings of issue 27, each taken out of the real code:
 # the join that ends a pass (the compute stream waits for the comm stream's edges and exchange)
