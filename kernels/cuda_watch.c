@@ -98,6 +98,17 @@ static int stall_cause(cuda_watch *w, int64_t needed, double now, int *silent) {
     return least < needed ? STALL_SLOW : STALL_DEAD;
 }
 
+/* A stall of the exchange that no neighbour's silence explains may come from a rank lost further
+ * along the ring: its own neighbours name it after --timeout + 1 s (the guard's rule) and tell
+ * every rank within a beat, so such a verdict waits that long again, and a told rank's line
+ * names the lost rank and its host. Seconds added to --timeout. */
+enum { CUDA_DEAD_MARGIN_S = 2 };
+static double dead_margin(const cuda_watch *w, int cause) {
+    if (cause != STALL_DEAD) return 0.0;
+    return cuda_stall_is_local(w->rank, w->up, w->down, halo_sampled(w->halo)) ? 0.0
+                                                                             : CUDA_DEAD_MARGIN_S;
+}
+
 /* One look of THE watchdog, from a host wait that began at `since` on work needing the first
  * `needed` exchanges: NCCL's health, the marks, and once no mark passed for --timeout seconds,
  * the cause at every look (stall_cause): a slow rank excuses the stall, and only --timeout
@@ -115,7 +126,7 @@ static void look(cuda_watch *w, const char *what, int64_t needed, double since) 
     int silent = -1, cause = stall_cause(w, needed, now, &silent);
     if (cause == STALL_SLOW) w->excused_at = now;
     from = from > w->excused_at ? from : w->excused_at;
-    if (now - from <= w->timeout_s) return;
+    if (now - from <= w->timeout_s + dead_margin(w, cause)) return;
     stalled(w, what, now - from, silent, cause == STALL_DEAD && halo_least_posted(w->halo) >= 0);
 }
 
