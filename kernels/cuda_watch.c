@@ -102,7 +102,7 @@ static int stall_cause(cuda_watch *w, int64_t needed, double now, int *silent) {
  * along the ring: its own neighbours name it after --timeout + 1 s (the guard's rule) and tell
  * every rank within a beat, so such a verdict waits that long again, and a told rank's line
  * names the lost rank and its host. Seconds added to --timeout. */
-enum { CUDA_DEAD_MARGIN_S = 2 };
+enum { CUDA_DEAD_MARGIN_S = 1 };
 static double dead_margin(const cuda_watch *w, int cause) {
     if (cause != STALL_DEAD) return 0.0;
     return cuda_stall_is_local(w->rank, w->up, w->down, halo_sampled(w->halo)) ? 0.0
