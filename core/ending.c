@@ -177,7 +177,9 @@ void gol_tell_others(int lost) {
 /* What a peer's loss does first: a finder tells the others (lost: the lost rank, -1 when its
  * message alone names it) once its line is written, so a rank that finds the same peer lost and
  * hears from this one knows the line is out; a told rank runs after(arg) and leaves the abort to
- * the rank that told it, which waits for every told rank's word first. */
+ * the rank that told it, which waits for every told rank's word first. A rank whose after() told
+ * the others itself (the CUDA watchdog: its line, then the telling and NCCL's teardown) is that
+ * rank: it aborts at once. */
 typedef struct peer_first {
     int lost;
     void (*after)(void *);
@@ -191,6 +193,7 @@ static void tell_or_answer(void *arg) {
         return;
     }
     p->after(p->arg);
+    if (gol_telling()) return; /* after() told the others (the CUDA watchdog's): abort at once */
     struct timespec ts = {(time_t)TELL_WAIT_S, (long)((TELL_WAIT_S - (int)TELL_WAIT_S) * 1e9)};
     ts.tv_nsec += 250000000L;
     nanosleep(&ts, NULL);

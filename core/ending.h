@@ -76,7 +76,8 @@ void gol_abort_msg(const char *fmt, ...) __attribute__((noreturn, format(printf,
 void gol_abort_peer(int lost, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 /* The same for a told rank: after(arg) runs once the line is printed and logged (its word back to
  * the rank that told it), and the abort is left to that rank, which waits for every told rank's
- * word (this rank's own MPI_Abort would cut the slower ones short). */
+ * word (this rank's own MPI_Abort would cut the slower ones short). A caller whose after() tells
+ * the others (gol_tell_others: the CUDA watchdog) aborts at once after it. */
 void gol_abort_then(void (*after)(void *), void *arg, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
 

@@ -268,6 +268,7 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
     cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
     create_streams(cb);               /* compute, comm (higher priority), fork and join */
     cb->watch = cuda_watch_create(slab, cfg->timeout_s, cb->compute); /* marks, the watchdog */
+    cuda_watch_add_stream(cb->watch, cb->comm);
     cb->frames = create_frames(cb, plan); /* two copy streams and staging slots */
     alloc_slabs(cb, plan);                /* zeroed grid buffers, population counter */
     /* collective: the halo mode may connect to the neighbours (NCCL) */

@@ -42,6 +42,7 @@ cuda_frames *cuda_frames_create(const gol_slab *slab, int64_t stage_bytes, cudaS
         CUDA_CHECK(cudaStreamCreateWithPriority(&f->copy[s], cudaStreamNonBlocking, least));
     trace_name_stream(f->copy[0], "copy0");
     trace_name_stream(f->copy[1], "copy1");
+    for (int s = 0; s < 2; s++) cuda_watch_add_stream(w, f->copy[s]);
     CUDA_CHECK(cudaEventCreateWithFlags(&f->gen_done, cudaEventDisableTiming));
     for (int s = 0; s < 2; s++) {
         CUDA_CHECK(cudaEventCreateWithFlags(&f->frame_read[s], cudaEventDisableTiming));
@@ -63,6 +64,7 @@ void cuda_frames_destroy(cuda_frames *f) {
         cuda_mem_free(f->mem, f->stage_d[s], f->stage_bytes[s]);
         CUDA_CHECK(cudaEventDestroy(f->frame_read[s]));
         event_timer_destroy(f->timer[s]);
+        cuda_watch_remove_stream(f->watch, f->copy[s]);
         CUDA_CHECK(cudaStreamDestroy(f->copy[s]));
     }
     CUDA_CHECK(cudaEventDestroy(f->gen_done));

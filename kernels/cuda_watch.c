@@ -6,14 +6,17 @@
 
 #include "core/check.h"
 #include "core/poll.h"
-#include "kernels/cuda_plan.h"
+#include "kernels/cuda_choices.h"
 
 struct cuda_watch {
     int rank, up, down; /* the slab's: who a stall can involve */
     double timeout_s;   /* --timeout; 0: never abort */
     cudaStream_t compute;
+    /* every stream of the backend (compute first): what a host wait outside it may wait on */
+    cudaStream_t streams[CUDA_WATCH_STREAMS];
+    int nstreams;
     gol_halo *halo; /* NULL: not made yet, or being destroyed */
-    /* generations in flight (kernels/cuda_plan.h): a mark every CUDA_MARK_EVERY generations */
+    /* generations in flight (kernels/cuda_choices.h): a mark every CUDA_MARK_EVERY generations */
     cudaEvent_t mark[CUDA_MARK_RING];
     int64_t queued; /* generations queued since create */
     int64_t marks_recorded, marks_done;
@@ -36,12 +39,27 @@ static void retire_marks(cuda_watch *w) {
     if (moved) w->progress_at = MPI_Wtime();
 }
 
-/* The watchdog fired: MPI_Abort, within a bounded time whatever NCCL does. A stall that involves
- * a neighbour first tears the exchange down, so that NCCL's kernels stop spinning on the silent
- * peer (halo_abort returns within HALO_ABORT_GRACE_S even if ncclCommAbort blocks); a stall of
- * this GPU alone skips that: ncclCommAbort synchronises streams and would block on it. silent: the
- * neighbour that sent no sign of life for --timeout, or -1; alive: both neighbours answer and
- * every rank had posted the exchanges waited for. */
+/* What a stall that involves a neighbour does once this rank's line is out: the others are told
+ * (silent: the lost rank, or -1), then the exchange is torn down, so that NCCL's kernels stop
+ * spinning on the silent peer (halo_abort returns within HALO_ABORT_GRACE_S even if ncclCommAbort
+ * blocks; the fatal path's own deadline bounds it too). */
+typedef struct teardown {
+    gol_halo *halo;
+    int silent;
+} teardown;
+
+static void tell_and_tear_down(void *arg) {
+    const teardown *t = arg;
+    gol_tell_others(t->silent); /* before the teardown, which the others would see fail */
+    halo_abort(t->halo);
+}
+
+/* The watchdog fired: MPI_Abort, within a bounded time whatever NCCL does. The line comes first,
+ * printed and logged: a neighbour that finds the same loss by its heartbeat aborts every rank
+ * after at most its own telling, and must not cut this rank short of its line. A stall of this
+ * GPU alone skips the teardown: ncclCommAbort synchronises streams and would block on it.
+ * silent: the neighbour that sent no sign of life for --timeout, or -1; alive: both neighbours
+ * answer and every rank had posted the exchanges waited for. */
 static void __attribute__((noreturn))
 stalled(cuda_watch *w, const char *what, double waited, int silent, int alive) {
     char msg[512];
@@ -52,11 +70,9 @@ stalled(cuda_watch *w, const char *what, double waited, int silent, int alive) {
     else
         cuda_stall_message(msg, sizeof msg, w->rank, w->up, w->down, on_stream, waited, what,
                            alive);
-    /* the others hear of the lost rank before NCCL's teardown could fail them first */
-    if (silent >= 0) gol_tell_others(silent);
-    if (!cuda_stall_is_local(w->rank, w->up, w->down, on_stream)) halo_abort(w->halo);
-    if (silent >= 0) gol_abort_peer(silent, "%s", msg);
-    gol_abort_msg("%s", msg);
+    if (cuda_stall_is_local(w->rank, w->up, w->down, on_stream)) gol_abort_msg("%s", msg);
+    teardown t = {w->halo, silent};
+    gol_abort_then(tell_and_tear_down, &t, "%s", msg);
 }
 
 /* Why the GPU passed no mark for --timeout while the host waited on work that needs the first
@@ -82,6 +98,17 @@ static int stall_cause(cuda_watch *w, int64_t needed, double now, int *silent) {
     return least < needed ? STALL_SLOW : STALL_DEAD;
 }
 
+/* A stall of the exchange that no neighbour's silence explains may come from a rank lost further
+ * along the ring: its own neighbours name it after --timeout + 1 s (the guard's rule) and tell
+ * every rank within a beat, so such a verdict waits that long again, and a told rank's line
+ * names the lost rank and its host. Seconds added to --timeout. */
+enum { CUDA_DEAD_MARGIN_S = 1 };
+static double dead_margin(const cuda_watch *w, int cause) {
+    if (cause != STALL_DEAD) return 0.0;
+    return cuda_stall_is_local(w->rank, w->up, w->down, halo_sampled(w->halo)) ? 0.0
+                                                                             : CUDA_DEAD_MARGIN_S;
+}
+
 /* One look of THE watchdog, from a host wait that began at `since` on work needing the first
  * `needed` exchanges: NCCL's health, the marks, and once no mark passed for --timeout seconds,
  * the cause at every look (stall_cause): a slow rank excuses the stall, and only --timeout
@@ -99,7 +126,7 @@ static void look(cuda_watch *w, const char *what, int64_t needed, double since) 
     int silent = -1, cause = stall_cause(w, needed, now, &silent);
     if (cause == STALL_SLOW) w->excused_at = now;
     from = from > w->excused_at ? from : w->excused_at;
-    if (now - from <= w->timeout_s) return;
+    if (now - from <= w->timeout_s + dead_margin(w, cause)) return;
     stalled(w, what, now - from, silent, cause == STALL_DEAD && halo_least_posted(w->halo) >= 0);
 }
 
@@ -136,18 +163,28 @@ void cuda_watch_wait_stream(cuda_watch *w, cudaStream_t s, const char *what, int
 
 int64_t cuda_watch_posted(const cuda_watch *w) { return halo_posts(w->halo); }
 
+/* 1 when some stream of the backend still holds work. */
+static int work_queued(const cuda_watch *w) {
+    for (int i = 0; i < w->nstreams; i++) {
+        cudaError_t e = cudaStreamQuery(w->streams[i]);
+        if (e == cudaErrorNotReady) return 1;
+        CUDA_CHECK(e);
+    }
+    return 0;
+}
+
 /* The watchdog for host waits outside this backend (core/check.h's gol_watch_poll: the stop vote,
- * the writer's slot, the staged MPI exchange's wait for its rows): the same looks, on the work
- * queued on the compute stream, while there is some. */
+ * the writer's slot, the staged MPI exchange's wait for its rows): the same looks while any of
+ * the backend's streams holds work. Every stream, not the compute stream alone: the staged
+ * exchange waits on the comm stream's edge rows and copies while the compute stream may already
+ * be empty, and a GPU stopped then must still be found. */
 static void watch_hook(void *impl, double since) {
     cuda_watch *w = impl;
     if (!w->halo) return; /* still being made */
-    cudaError_t e = cudaStreamQuery(w->compute);
-    if (e == cudaErrorNotReady) {
+    if (work_queued(w)) {
         look(w, "the generations queued before a host wait", cuda_watch_posted(w), since);
         return;
     }
-    CUDA_CHECK(e);
     halo_poll(w->halo);
     w->progress_at = MPI_Wtime(); /* nothing queued: nothing can stall */
 }
@@ -174,6 +211,7 @@ cuda_watch *cuda_watch_create(const gol_slab *slab, double timeout_s, cudaStream
     w->down = slab->down;
     w->timeout_s = timeout_s;
     w->compute = compute;
+    cuda_watch_add_stream(w, compute);
     for (int m = 0; m < CUDA_MARK_RING; m++)
         CUDA_CHECK(cudaEventCreateWithFlags(&w->mark[m], cudaEventDisableTiming));
     w->created_at = w->progress_at = MPI_Wtime();
@@ -182,6 +220,21 @@ cuda_watch *cuda_watch_create(const gol_slab *slab, double timeout_s, cudaStream
 }
 
 void cuda_watch_set_halo(cuda_watch *w, gol_halo *halo) { w->halo = halo; }
+
+void cuda_watch_add_stream(cuda_watch *w, cudaStream_t s) {
+    if (w->nstreams == CUDA_WATCH_STREAMS)
+        gol_die(__FILE__, __LINE__, "cuda_watch_add_stream", "golmpi",
+                "more streams than CUDA_WATCH_STREAMS (an internal error)");
+    w->streams[w->nstreams++] = s;
+}
+
+void cuda_watch_remove_stream(cuda_watch *w, cudaStream_t s) {
+    for (int i = 0; i < w->nstreams; i++)
+        if (w->streams[i] == s) {
+            w->streams[i] = w->streams[--w->nstreams];
+            return;
+        }
+}
 
 void cuda_watch_destroy(cuda_watch *w) {
     if (!w) return;

@@ -21,12 +21,20 @@
 
 typedef struct cuda_watch cuda_watch;
 
+/* The backend's streams: compute, comm and the two frame copy streams. */
+enum { CUDA_WATCH_STREAMS = 4 };
+
 /* The watchdog of the work on `compute` (the stream the marks go on), for this rank's slab;
  * timeout_s: --timeout (0: never abort). Registers with gol_watch_add. */
 cuda_watch *cuda_watch_create(const gol_slab *slab, double timeout_s, cudaStream_t compute);
 /* The exchange whose health and heartbeat the looks read; NULL while it is being made or once it
  * is about to be destroyed (the looks then skip it). */
 void cuda_watch_set_halo(cuda_watch *w, gol_halo *halo);
+/* A stream of the backend that host waits outside it (gol_watch_poll) may wait on: while any such
+ * stream (the compute stream among them) holds work, those waits look for a stall; removed before
+ * the stream is destroyed. At most CUDA_WATCH_STREAMS in all. */
+void cuda_watch_add_stream(cuda_watch *w, cudaStream_t s);
+void cuda_watch_remove_stream(cuda_watch *w, cudaStream_t s);
 /* Unregisters, then frees the marks: after every stream has been waited for. */
 void cuda_watch_destroy(cuda_watch *w);
 

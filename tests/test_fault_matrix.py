@@ -69,6 +69,25 @@ def read_series(path):
     return {int(g): frames[i] for i, g in enumerate(gens)}
 
 
+def threads_state(procs):
+    """Each process's threads: name, state (R, S, D, T...) and kernel wait, for a late one."""
+    out = []
+    for who, pid in procs.items():
+        tasks = []
+        for tid in sorted(os.listdir(f"/proc/{pid}/task")) if os.path.isdir(f"/proc/{pid}/task") else []:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                    stat = f.read()
+                with open(f"/proc/{pid}/task/{tid}/wchan") as f:
+                    wchan = f.read()
+            except OSError:
+                continue
+            name = stat[stat.index(b"(") + 1:stat.rindex(b")")].decode(errors="replace")
+            tasks.append(f"{name}:{chr(stat[stat.rindex(b')') + 2])}:{wchan or '-'}")
+        out.append(f"{who} (pid {pid}): {' '.join(tasks) or 'gone'}")
+    return "\n".join(out)
+
+
 class Cell:
     def __init__(self, run, work, ref, name):
         self.run, self.name = run, name
@@ -155,8 +174,16 @@ class Cell:
                 for w in [r for r in pids if r != self.held] + ["mpiexec"]
                 if w not in gone or gone[w] > bound]
         if late:
+            left = {r: p for r, p in pids.items() if r not in gone}
+            if "mpiexec" not in gone:
+                left["mpiexec"] = mpi.pid
+            if os.environ.get("GOLMPI_FAULT_MATRIX_STACKS"):  # debugging a hang: each one's stacks
+                for who, pid in left.items():
+                    subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 14"],
+                                   stdout=open(f"{self.dir}-{int(time.time())}-stacks-{who}.txt", "w"),
+                                   stderr=subprocess.DEVNULL, timeout=60)
             self.fail(f"not gone within --timeout + {GRACE_S} s = {bound} s: {', '.join(late)}"
-                      f"\n{self.stderr()}")
+                      f"\n{threads_state(left)}\n{self.stderr()}")
             return
         early = [w for w, t in gone.items() if t < TIMEOUT_S - 0.5]
         if self.sig == signal.SIGSTOP and early:

@@ -6,13 +6,15 @@ library's error, for an NCCL error). Each case prints how long the ranks took.
     test_sim_faults.py --golmpi PATH [--cases a,b] --mpiexec MPIEXEC [FLAGS...]
 Cases: stop-nccl, stop-mpi (SIGSTOP), kill-nccl, kill-mpi (SIGKILL), nccl-error (the simulated
 NCCL's asynchronous error, GOLMPI_SIM_NCCL_ERROR_RANK), device-nccl, device-mpi (rank 1's device
-stops making progress, GOLMPI_SIM_STALL_RANK)."""
+stops making progress, GOLMPI_SIM_STALL_RANK; timed from the simulator's line announcing the
+stop, which may come before the run printed its first progress)."""
 import argparse, os, re, signal, subprocess, sys, tempfile, time
 
 from mpi_ranks import alive, find_ranks, kill_run
 
 RANKS, TIMEOUT_S, GRACE_S, FAULTY = 3, 5, 5, 1
 AFTER_S = 2.0  # the simulated faults begin this long after the ranks start their devices
+STALL_LINE = "cudasim: the device stops now"  # tests/cudasim/sim.h's SIM_STALL_LINE
 CASES = ("stop-nccl", "stop-mpi", "kill-nccl", "kill-mpi", "nccl-error", "device-nccl",
          "device-mpi")
 # what names the faulty rank: golmpi's watchdog or heartbeat, the CUDA watchdog, mpiexec's report
@@ -42,6 +44,16 @@ def running(mpi, err_path, marker, golmpi, deadline):
     return None
 
 
+def stall_seen(mpi, err_path, deadline):
+    """When the stalled device announced its stop (the fault's moment), or None."""
+    while time.monotonic() < deadline and mpi.poll() is None:
+        with open(err_path) as f:
+            if STALL_LINE in f.read():
+                return time.monotonic()
+        time.sleep(0.05)
+    return None
+
+
 def case(golmpi, mpiexec, tmp, name):
     marker = str(800000000 + os.getpid() * 10 + CASES.index(name))
     env = dict(os.environ)
@@ -53,13 +65,17 @@ def case(golmpi, mpiexec, tmp, name):
     pids = {}
     try:
         t_start = time.monotonic()
-        pids = running(mpi, err_path, marker, golmpi, t_start + 60) or {}
+        if name.startswith("device"):  # timed from the stop itself, which may precede the start
+            t_fault = stall_seen(mpi, err_path, t_start + 60)
+            pids = find_ranks(marker, golmpi) if t_fault else {}
+        else:
+            pids = running(mpi, err_path, marker, golmpi, t_start + 60) or {}
         if len(pids) != RANKS:
             return [f"{name}: the run did not start (exit {mpi.poll()}):\n{open(err_path).read()}"]
         if name.startswith("stop") or name.startswith("kill"):
             os.kill(pids[FAULTY], signal.SIGSTOP if name.startswith("stop") else signal.SIGKILL)
             t_fault = time.monotonic()
-        else:  # the simulated faults count from the device's first use, about when it started
+        elif name == "nccl-error":  # counts from the communicator's creation, about the start
             t_fault = t_start + AFTER_S
         deadline = t_fault + TIMEOUT_S + GRACE_S + 5
         while time.monotonic() < deadline and (mpi.poll() is None
@@ -78,9 +94,11 @@ def check(name, mpi, pids, took, err):
                 f"{'mpiexec ' if mpi.poll() is None else ''}{left}\n{err[-3000:]}"]
     if mpi.returncode == 0:
         return [f"{name}: mpiexec exited 0"]
+    lines = [l for l in err.splitlines()
+             if not l.startswith("golmpi: generation") and not l.startswith("cudasim:")]
     if took > TIMEOUT_S + GRACE_S:
-        return [f"{name}: gone {took:.1f} s after the fault, past --timeout {TIMEOUT_S} + {GRACE_S}"]
-    lines = [l for l in err.splitlines() if not l.startswith("golmpi: generation")]
+        return [f"{name}: gone {took:.1f} s after the fault, past --timeout {TIMEOUT_S} + {GRACE_S}:\n"
+                + "\n".join(lines)[-3000:]]
     named = [l for l in lines if NAMES.search(l) or (name == "nccl-error" and "NCCL" in l)]
     if not named:
         return [f"{name}: no line names rank {FAULTY}; stderr:\n{err[-3000:]}"]

@@ -103,9 +103,15 @@ typedef struct sim_state {
     uint64_t seed;   /* GOLMPI_SIM_SEED; 0: no delays */
     int races;       /* reported so far */
     double stall_at; /* GOLMPI_SIM_STALL_AFTER_S on this rank: the device stops then */
+    int stall_said;  /* the stop announced on stderr (SIM_STALL_LINE), once */
 } sim_state;
 
 extern sim_state sim;
+
+/* Printed once when the stalled device stops, so a test times the fault from the moment it
+ * happens, not from a guess at when the device was first used. It names no rank: a test's check
+ * for the line that names the faulty rank must find golmpi's, not this one. */
+#define SIM_STALL_LINE "cudasim: the device stops now (GOLMPI_SIM_STALL_AFTER_S)\n"
 
 void sim_init(void); /* once, from every entry point */
 double sim_now(void);

@@ -88,7 +88,10 @@ static void free_op(sim_op *op) {
 static int head_ready(struct CUstream_st *s) {
     sim_op *op = s->head;
     if (!op) return 0;
-    if (sim.stall_at > 0 && sim_now() >= sim.stall_at) return 0; /* the device stopped */
+    if (sim.stall_at > 0 && sim_now() >= sim.stall_at) { /* the device stopped */
+        if (!sim.stall_said++) fputs(SIM_STALL_LINE, stderr);
+        return 0;
+    }
     for (int i = 0; i < op->nafter; i++)
         if (op->after[i].stream->done < op->after[i].tick) return 0;
     return op->kind != OP_WAIT || op->event->completed >= op->record;
