@@ -1,6 +1,6 @@
 /* Text from outside (a file's bytes, a user's argument, a lock's contents) made safe to print in
  * a message: a terminal must never receive an escape sequence, a carriage return or binary junk
- * through golmpi's messages (issue 20: an RLE header holding "ESC ] 0 ;" retitled the terminal).
+ * through golmpi's messages (an RLE header holding "ESC ] 0 ;" would retitle the terminal).
  * Every byte outside printable ASCII (0x20..0x7e) becomes "\xNN"; nothing else changes. */
 #ifndef GOLMPI_QUOTE_H
 #define GOLMPI_QUOTE_H

@@ -1,7 +1,7 @@
 /* Every file name an output makes, derived once from its base ("<dir>/<stem>", --output minus
  * ".h5"): the writers build their names here, and the checks of the other options' files against
- * the output use the same table, so a name added to the output is checked at once (issue 20:
- * --stats life.lock was accepted, and its JSON became the output's lock). Chunk names follow
+ * the output use the same table, so a name added to the output is checked at once (a --stats
+ * naming the lock would otherwise make its JSON the output's lock). Chunk names follow
  * io/format.h's output_chunk_name. */
 #ifndef GOLMPI_OUTPUT_NAMES_H
 #define GOLMPI_OUTPUT_NAMES_H
