@@ -34,7 +34,8 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/fuzz/fuzz_env.sh "${fuzz_env}")
 
 set(fuzz_common --env ${CMAKE_CURRENT_BINARY_DIR}/fuzz/fuzz_env.sh
     --src ${PROJECT_SOURCE_DIR}/core/rule.c --src ${PROJECT_SOURCE_DIR}/core/status.c
-    --src ${PROJECT_SOURCE_DIR}/core/check.c --src ${PROJECT_SOURCE_DIR}/core/quote.c)
+    --src ${PROJECT_SOURCE_DIR}/core/check.c --src ${PROJECT_SOURCE_DIR}/core/ending.c
+    --src ${PROJECT_SOURCE_DIR}/core/quote.c)
 add_test(NAME fuzz_pattern
   COMMAND bash ${GOLMPI_TEST_DIR}/fuzz_run.sh ${fuzz_common} --name pattern
           --seconds ${GOLMPI_FUZZ_SECONDS}
