@@ -58,13 +58,21 @@ import test_faults as tf  # noqa: E402  (the runner and the output's consistency
 OK, USAGE = 0, 2
 
 
+def reference_run(run, work, ranks, args, label):
+    """The uninterrupted run a part compares with, in WORK/ref; None (and a failure) if it fails."""
+    ref = tf.fresh(os.path.join(work, "ref"))
+    rc, out = run.run(ranks, args, ref)
+    if rc != OK:
+        tf.fail(f"{label}: the reference run exited {rc}:\n{out}")
+        return None
+    return ref
+
+
 def part_slow_index(run, work):
     args = ["--backend", "cpu", "--size", "256", "--steps", "40", "--save-every", "5", "--chunk",
             "2", "--seed", "7", "--timeout", "2", "--output", "life.h5"]
-    ref = tf.fresh(os.path.join(work, "ref"))
-    rc, out = run.run(4, args, ref)
-    if rc != OK:
-        tf.fail(f"slow_index: the reference run exited {rc}:\n{out}")
+    ref = reference_run(run, work, 4, args, "slow_index")
+    if ref is None:
         return
     slow = tf.fresh(os.path.join(work, "slow"))
     run.env["GOLMPI_DEBUG_SLOW_INDEX"] = "2.5"
@@ -250,10 +258,8 @@ def part_chunk_gone(run, work):
 def part_extremes(run, work):
     args = ["--backend", "cpu", "--size", "96", "--steps", "12", "--save-every", "4", "--seed",
             "3", "--output", "e.h5"]
-    ref = tf.fresh(os.path.join(work, "ref"))
-    rc, out = run.run(2, args, ref)
-    if rc != OK:
-        tf.fail(f"extremes: the reference run exited {rc}:\n{out}")
+    ref = reference_run(run, work, 2, args, "extremes")
+    if ref is None:
         return
     d = tf.fresh(os.path.join(work, "big"))
     rc, out = run.run(2, args + ["--timeout", "1e9", "--progress", "1e9"], d)
