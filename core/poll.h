@@ -11,6 +11,8 @@
 #ifndef GOLMPI_POLL_H
 #define GOLMPI_POLL_H
 
+#include <mpi.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +33,14 @@ int gol_poll_until(gol_poll_done done, void *arg, double limit_s);
  * path (a helper thread's, or a rare retry), which must leave the core to them, and whose thing
  * comes at its own pace (a beat, a file being written). Any thread. */
 int gol_poll_every(gol_poll_done done, void *arg, double limit_s, double nap_s);
+
+/* Until every rank of comm is here, by a non-blocking barrier asked every nap_s: the way into a
+ * collective that a rank may reach long after the others (its writer behind, a held or stopped
+ * rank). Inside a blocking MPI call the waiting ranks would spin on their cores, and where ranks
+ * share cores (an oversubscribed node, the test cluster's nodes on one machine) the spinning ranks
+ * starved the very peer they waited for, its beats too, until its neighbours judged it silent.
+ * Collective; any thread. */
+void gol_poll_barrier(MPI_Comm comm, double nap_s);
 
 #ifdef __cplusplus
 }

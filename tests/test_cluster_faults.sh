@@ -220,7 +220,7 @@ grep -q '^golmpi exited with 6;' "$OUT.out" || die "the job script's launcher di
 grep -q "^golmpi job: a peer stopped answering (exit 6); requeueing job $job" "$OUT.out" ||
     die "the job script did not requeue on exit 6"
 if grep -q 'scontrol requeue failed' "$OUT.out"; then die "scontrol requeue failed"; fi
-grep -qE "^golmpi: rank [0-9]+ on host n[13]: .*\\b[23] \\(host n2, " "$OUT.out" ||
+grep -qE "^golmpi: rank [0-9]+ on host n[13]: .*\\b[23] \\(host n2[,)]" "$OUT.out" ||
     die "no rank named a rank on n2 as silent"
 on ctl scancel "$job" >/dev/null 2>&1 || true
 say "PASS"
