@@ -46,7 +46,7 @@ endif()
 
 # The job scripts: shell syntax, and a real local run through jobs/run_local.sh.
 add_test(NAME jobs_scripts_syntax
-  COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh \"$0\"/tests/test_cluster.sh \"$0\"/tests/test_cluster_faults.sh \"$0\"/tests/cluster/cluster.sh; do bash -n \"$f\" || exit 1; done"
+  COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh \"$0\"/tests/test_cluster.sh \"$0\"/tests/test_cluster_faults.sh \"$0\"/tests/cluster/cluster.sh \"$0\"/tests/cluster/uncut.sh; do bash -n \"$f\" || exit 1; done"
           ${PROJECT_SOURCE_DIR})
 if(GOLMPI_H5PY_PYTHON)
   add_test(NAME jobs_run_local
