@@ -229,12 +229,22 @@ def simple_commands(code, line, defined):
     return found
 
 
-def shell_commands(text, line=1):
-    """(word, line) for the first word of each simple command in a shell script"""
+def shell_functions(text):
+    """the names of the functions a shell script defines"""
+    return set(re.findall(r"(?m)^\s*(?:function\s+)?([A-Za-z_][A-Za-z0-9_-]*)\s*\(\)", text))
+
+
+def sourced_files(text):
+    """the paths (their tails: ".../cluster/uncut.sh") of the files a shell script sources"""
+    return re.findall(r"(?m)^\s*(?:source|\.)\s+\"?\$\{?[A-Za-z_]+\}?/([\w./-]+\.sh)\"?", text)
+
+
+def shell_commands(text, line=1, outside=()):
+    """(word, line) for the first word of each simple command in a shell script; outside: the
+    functions it has from the files it sources, or from the scripts that source it"""
     subs = []
     code = shell_code(text, line, subs)
-    defined = set(re.findall(r"(?m)^\s*(?:function\s+)?([A-Za-z_][A-Za-z0-9_-]*)\s*\(\)",
-                             "\n".join([code] + [sub for _, sub in subs])))
+    defined = shell_functions("\n".join([code] + [sub for _, sub in subs])) | set(outside)
     found = simple_commands(code, line, defined)
     for first, sub in subs:
         found += simple_commands(sub, first, defined)
@@ -312,9 +322,20 @@ def found_in(src):
     # programs the project builds or ships: no package brings them
     ours = {"golmpi", "golmpi-render", "golmpi-view", "golmpi-man", "golmpi-bounds"}
     hits = {}
-    for rel, kind, text in sources(src):
+    files = list(sources(src))
+    # a sourced file's functions are its sourcers', and the sourcers' are the sourced file's
+    shared = {}
+    for rel, kind, text in files:
+        if kind != "sh":
+            continue
+        for tail in sourced_files(text):
+            for other, other_kind, other_text in files:
+                if other_kind == "sh" and other.endswith("/" + tail):
+                    shared.setdefault(rel, set()).update(shell_functions(other_text))
+                    shared.setdefault(other, set()).update(shell_functions(text))
+    for rel, kind, text in files:
         if kind == "sh":
-            got = shell_commands(text)
+            got = shell_commands(text, outside=shared.get(rel, ()))
         elif kind == "py":
             got = python_commands(text) + python_modules(text, own)
         else:
