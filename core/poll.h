@@ -34,12 +34,9 @@ int gol_poll_until(gol_poll_done done, void *arg, double limit_s);
  * comes at its own pace (a beat, a file being written). Any thread. */
 int gol_poll_every(gol_poll_done done, void *arg, double limit_s, double nap_s);
 
-/* Until every rank of comm is here, by a non-blocking barrier asked every nap_s: the way into a
- * collective that a rank may reach long after the others (its writer behind, a held or stopped
- * rank). Inside a blocking MPI call the waiting ranks would spin on their cores, and where ranks
- * share cores (an oversubscribed node, the test cluster's nodes on one machine) the spinning ranks
- * starved the very peer they waited for, its beats too, until its neighbours judged it silent.
- * Collective; any thread. */
+/* Until every rank of comm is here, by a non-blocking barrier asked every nap_s, so that the
+ * thread that waits keeps its other work between asks (the guard's last meeting). Collective; any
+ * thread. */
 void gol_poll_barrier(MPI_Comm comm, double nap_s);
 
 #ifdef __cplusplus

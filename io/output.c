@@ -25,10 +25,6 @@
 #define OUTPUT_SLOTS 2
 /* The main thread's nap while it waits for the writer to give a slot back. */
 #define SLOT_NAP_S 100e-6
-/* The writer's nap while it waits at a chunk's gate for every rank's writer (core/poll.h's
- * gol_poll_barrier): writers come within a generation or two of each other, so the nap is short;
- * one far behind (a slow index on rank 0, a held or stopped rank) is waited for asleep. */
-#define GATE_NAP_S 200e-6
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
 
@@ -138,14 +134,12 @@ static void write_delay(const gol_output *o, int64_t chunk) {
 
 /* The collective part, on whichever thread makes the HDF5 calls, in three steps: the file when
  * the chunk's first frame comes, each frame as it comes, and the rest when the last has. Each
- * step's time goes to write_s and to the chunk's. The first and the last begin at a gate where
- * the writers wait for each other asleep, not spinning inside the collective (core/poll.h). */
+ * step's time goes to write_s and to the chunk's. */
 static void begin_chunk(gol_output *o, int64_t chunk) {
     gol_phase_enter(GOL_PHASE_CHUNK_WRITE, -1);
     double t0 = now_s();
     o->chunk_write_s = 0.0;
     write_delay(o, chunk);
-    gol_poll_barrier(o->comm, GATE_NAP_S);
     int64_t *gens;
     char *name = o->file_name;
     o->file_frames = chunk_frames_and_name(o, chunk, &gens, name, sizeof o->file_name);
@@ -176,7 +170,6 @@ static void write_frame(gol_output *o, const void *frame_h) {
 static void end_chunk(gol_output *o, int64_t chunk, const void *frames_h, int64_t stop_at) {
     gol_phase_enter(GOL_PHASE_CHUNK_END, -1);
     double t0 = now_s();
-    gol_poll_barrier(o->comm, GATE_NAP_S);
     if (stop_at >= 0) o->sched = schedule_truncate(&o->sched, stop_at);
     int64_t *gens;
     char name[GOL_PATH_MAX + 64];
