@@ -4,8 +4,6 @@
 #include <sched.h>
 #include <time.h>
 
-#include "core/check.h"
-
 /* Asks back to back, yielding the core, for spin_s, then naps nap_s between asks. */
 static int poll_loop(gol_poll_done done, void *arg, double limit_s, double spin_s, double nap_s) {
     const double since = MPI_Wtime();
@@ -29,17 +27,4 @@ int gol_poll_until(gol_poll_done done, void *arg, double limit_s) {
 
 int gol_poll_every(gol_poll_done done, void *arg, double limit_s, double nap_s) {
     return poll_loop(done, arg, limit_s, 0.0, nap_s);
-}
-
-static int barrier_met(void *req, double since) {
-    (void)since;
-    int done = 0;
-    MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
-    return done;
-}
-
-void gol_poll_barrier(MPI_Comm comm, double nap_s) {
-    MPI_Request req;
-    MPI_CHECK(MPI_Ibarrier(comm, &req));
-    gol_poll_every(barrier_met, &req, 0, nap_s);
 }

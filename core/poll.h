@@ -11,8 +11,6 @@
 #ifndef GOLMPI_POLL_H
 #define GOLMPI_POLL_H
 
-#include <mpi.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,11 +31,6 @@ int gol_poll_until(gol_poll_done done, void *arg, double limit_s);
  * path (a helper thread's, or a rare retry), which must leave the core to them, and whose thing
  * comes at its own pace (a beat, a file being written). Any thread. */
 int gol_poll_every(gol_poll_done done, void *arg, double limit_s, double nap_s);
-
-/* Until every rank of comm is here, by a non-blocking barrier asked every nap_s, so that the
- * thread that waits keeps its other work between asks (the guard's last meeting). Collective; any
- * thread. */
-void gol_poll_barrier(MPI_Comm comm, double nap_s);
 
 #ifdef __cplusplus
 }

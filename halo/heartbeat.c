@@ -398,7 +398,18 @@ int64_t heartbeat_least_posted(gol_heartbeat *hb) { return hb ? least_known(hb) 
  * while the helper still judges silence and takes notices, so a rank lost just before the end is
  * named by its neighbours, and every other rank hears of it, instead of leaving ranks that
  * already stopped their helper in MPI_Finalize with no one to tell them. */
-static void meet_all(gol_heartbeat *hb) { gol_poll_barrier(hb->lost_comm, TICK_S / 20); }
+static int met(void *req, double since) {
+    (void)since;
+    int done = 0;
+    MPI_CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+    return done;
+}
+
+static void meet_all(gol_heartbeat *hb) {
+    MPI_Request req;
+    MPI_CHECK(MPI_Ibarrier(hb->lost_comm, &req));
+    gol_poll_every(met, &req, 0, TICK_S / 20);
+}
 
 /* No notice can come any more once every neighbour said its last (each stops only after all of
  * its own neighbours did, so no rank is left to find one lost): the open receive goes. */
