@@ -18,9 +18,6 @@ endif()
 # (the short cut: complete, frames those of the run never cut). Each fault runs once under each
 # launcher, on 2 nodes under one and 3 under the other; the other six of the twelve cells were
 # measured by hand (the table) and add nothing a CI run would catch: about 4 minutes for these six.
-# An entry may name a phase where rank 2 is held for the fault (GOLMPI_DEBUG_HOLD), as
-# "lost|2|mpirun|chunk_write:2"; none does while a held rank can be judged silent before its fault
-# (docs/RUNNING.md, "Fault matrix across nodes").
 if(GOLMPI_JOBS_PYTHON)
   foreach(entry "lost|2|mpirun" "cut-long|3|mpirun" "cut-short|2|mpirun"
                 "lost|3|srun" "cut-long|2|srun" "cut-short|3|srun")
@@ -28,14 +25,7 @@ if(GOLMPI_JOBS_PYTHON)
     list(GET entry 0 cell)
     list(GET entry 1 nodes)
     list(GET entry 2 launcher)
-    set(test_name "cluster_${cell}_${nodes}nodes_${launcher}")
-    list(LENGTH entry fields)
-    if(fields GREATER 3)
-      list(GET entry 3 phase)
-      string(REGEX REPLACE ":.*" "" phase "${phase}")
-      string(APPEND test_name "_at_${phase}")
-    endif()
-    string(REPLACE "-" "_" test_name "${test_name}")
+    string(REPLACE "-" "_" test_name "cluster_${cell}_${nodes}nodes_${launcher}")
     add_test(NAME ${test_name} COMMAND bash ${GOLMPI_TEST_DIR}/test_cluster_faults.sh ${entry})
     set_tests_properties(${test_name} PROPERTIES LABELS "cluster" SKIP_RETURN_CODE 77
       TIMEOUT 600 RUN_SERIAL TRUE

@@ -284,12 +284,9 @@ print(min(600000, max(1200, int(2000 * 25 / t) // 1200 * 1200)), round(t, 2))" "
     say "6 ranks over 3 nodes: 2000 generations in $secs s; fault runs of $FSTEPS generations"
 }
 # the uninterrupted run of a fault series, on one node
-reference_run() { # reference_run DIR
-    mkdir -p "$1"
-    on n1 env "${MPI_ENV[@]}" OMP_NUM_THREADS=1 timeout 300 mpirun -n 2 "$BIN" --backend cpu \
-        --size $FSIZE --steps "$FSTEPS" --save-every "$FSAVE" --chunk 2 --seed $FSEED --quiet \
-        --output "$1/life.h5" >"$1.out" 2>&1 || die "the uninterrupted run failed: $(tail -n 5 "$1.out")"
-}
+# shellcheck source=cluster/uncut.sh
+source "$HERE/cluster/uncut.sh"
+reference_run() { uncut_run "$1" $FSIZE "$FSTEPS" "$FSAVE" $FSEED; } # reference_run DIR
 
 # wait_bounded PID SECONDS: RC is the exit code of a background process of this script, or 124
 # when it is still running after SECONDS

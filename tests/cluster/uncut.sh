@@ -1,6 +1,5 @@
-# Sourced by tests/test_cluster_faults.sh (tests/test_cluster.sh's reference_run is the same run):
-# a fault run's series never interrupted, 2 ranks on node n1 outside Slurm, for the fault run's
-# frames to be compared with.
+# Sourced by tests/test_cluster.sh and tests/test_cluster_faults.sh: a fault run's series never
+# interrupted, 2 ranks on node n1 outside Slurm, for the fault run's frames to be compared with.
 # Uses the caller's `on` (a command on a node), `die`, MPI_ENV (the cluster's Open MPI settings)
 # and BIN.
 uncut_run() { # uncut_run DIR SIZE STEPS SAVE SEED: DIR/life.h5, its log in DIR.out
