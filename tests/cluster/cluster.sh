@@ -53,7 +53,8 @@ ns() { echo "$PREFIX-$1"; }
 # until the halo watchdog, and the starved slurmds were set DOWN). So Open MPI is told the machine
 # is oversubscribed (mpi_yield_when_idle: a waiting rank yields its core), which mpirun cannot see
 # here (each node says it has 2 CPUs), unless the caller says otherwise; sbatch passes it on to
-# the job. A real cluster's nodes need no such setting.
+# the job. A real cluster's nodes need no such setting. (And "up" turns the kernel's autogroups
+# off while a cluster is up: see shared_cores.)
 on() {
     local node=$1
     shift
@@ -74,6 +75,34 @@ kill_node() {
         sleep 0.1
     done
     say "processes left in node $node: $(ip netns pids "$(ns "$node")" | tr '\n' ' ')"
+}
+
+# The nodes' processes share this machine's scheduler, and with autogroups on (Debian's default)
+# each session is a group that gets an equal share: every node's daemon and the ranks it starts are
+# one such group. Open MPI's waiting ranks (sched_yield in a loop) then starved the other groups'
+# threads that sleep and wake: a 20 ms ticker in a session of its own went 24 s unwoken while a rank
+# held at a chunk's write kept its peers on the other node waiting in a collective (22 ms, for its
+# 20 ms sleep, with autogroups off). Starved that way, a rank's heartbeat stopped and its peers
+# judged it lost (a resumed job failed so in CI). Real nodes share no scheduler: off while a cluster
+# is up, put back as it was when the last cluster on this machine goes down.
+SCHED=/run/golmpi-cluster-sched
+AUTOGROUP=/proc/sys/kernel/sched_autogroup_enabled
+shared_cores() { # on | off: this cluster's claim on the setting
+    local me
+    me="$SCHED/$(echo "$DIR" | tr '/' '_')"
+    [[ -w "$AUTOGROUP" ]] || return 0 # a kernel without autogroups
+    mkdir -p "$SCHED"
+    if [[ $1 == on ]]; then
+        [[ -f "$SCHED/before" ]] || cat "$AUTOGROUP" >"$SCHED/before"
+        : >"$me"
+        echo 0 >"$AUTOGROUP"
+        return 0
+    fi
+    rm -f "$me"
+    if [[ -z "$(find "$SCHED" -mindepth 1 -name '_*' -print -quit)" && -f "$SCHED/before" ]]; then
+        cat "$SCHED/before" >"$AUTOGROUP"
+        rm -rf "$SCHED"
+    fi
 }
 
 cmd_up() {
@@ -98,6 +127,7 @@ PREFIX=$PREFIX
 SUBNET=$SUBNET
 EOF
     export SLURM_CONF=$DIR/slurm.conf
+    shared_cores on
     make_network || { cmd_down; die "could not make the network namespaces (see above)"; }
     start_daemons || { cmd_down; die "the cluster did not come up (logs were in $DIR)"; }
     say "up: $NODES nodes ($(nodes | tr '\n' ' ')), subnet $SUBNET.0/24, $DIR"
@@ -185,6 +215,7 @@ cmd_down() {
         if [[ -e "$DIR/uts/$node" ]]; then umount "$DIR/uts/$node" 2>/dev/null; fi
     done
     rm -rf "$DIR"
+    shared_cores off
     # nothing of the cluster may stay: a namespace left would keep its daemons' addresses
     local left
     left=$(ip netns list 2>/dev/null | awk -v p="$PREFIX-" 'index($1, p) == 1 { printf "%s ", $1 }')
