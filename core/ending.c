@@ -128,11 +128,14 @@ static void fatal_claim(int code) {
 bool gol_fatal_taken(void) { return __atomic_load_n(&fatal_taken, __ATOMIC_SEQ_CST) != 0; }
 
 /* The line also goes where it outlives mpirun's node: the output's log, appended in one write
- * (O_APPEND keeps the ranks' lines whole), or syslog where there is no output. */
-static void log_line(const char *line) {
+ * (O_APPEND keeps the ranks' lines whole), or syslog where there is no output. It ends with the
+ * exit code, so that a job script learns the ranks' code from the log when the launcher fails to
+ * relay it (Open MPI 4.1.4's mpirun lost two ranks' simultaneous MPI_Abort messages to
+ * "ORTE_ERROR_LOG: Data unpack had inadequate space"). */
+static void log_line(const char *line, int code) {
     if (!log_path[0]) {
         openlog("golmpi", LOG_PID, LOG_USER);
-        syslog(LOG_ERR, "%s", line);
+        syslog(LOG_ERR, "%s (exit %d)", line, code);
         closelog();
         return;
     }
@@ -141,7 +144,7 @@ static void log_line(const char *line) {
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    int n = snprintf(buf, sizeof buf, "%s %s\n", stamp, line);
+    int n = snprintf(buf, sizeof buf, "%s %s (exit %d)\n", stamp, line, code);
     if (n < 0) return;
     if (n >= (int)sizeof buf) n = (int)sizeof buf - 1, buf[n - 1] = '\n';
     int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -157,7 +160,7 @@ void gol_fatal(const gol_fatal_end *e) {
         fputs(e->text, stderr);
         fflush(stderr);
     }
-    if (e->line) log_line(e->line);
+    if (e->line) log_line(e->line, e->code);
     if (e->first) e->first(e->arg);
     int inited = 0, finalized = 0;
     MPI_Initialized(&inited);

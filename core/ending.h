@@ -62,9 +62,10 @@ bool gol_fatal_taken(void);
 /* "golmpi: rank R on host H" needs both; rank -1 before MPI_Init and after MPI_Finalize. */
 int gol_host_rank(char *host, unsigned len);
 
-/* Each fatal line also goes, with the UTC time, to this file (the output's <base>.log, O_APPEND,
- * one line a message), or to syslog (LOG_USER) while none is set (start-up, --no-output). NULL:
- * syslog. Main thread, before the helper threads start. */
+/* Each fatal line also goes, with the UTC time before it and " (exit N)" after it (the process's
+ * exit code), to this file (the output's <base>.log, O_APPEND, one line a message), or to syslog
+ * (LOG_USER) while none is set (start-up, --no-output). NULL: syslog. Main thread, before the
+ * helper threads start. */
 void gol_fatal_log_to(const char *path);
 
 /* A run that cannot go on although no library failed (a peer that stopped answering): one line,

@@ -213,6 +213,11 @@ class Cell:
             if len(lines) != 1:
                 self.fail(f"rank {r}: {len(lines)} lines in {os.path.basename(log_path)} naming "
                           f"rank {self.held} and its host, not 1:\n{log}{self.stderr()}")
+            # the exit code ends the line: a job script whose launcher lost the ranks' messages
+            # learns the code there
+            elif not lines[0].endswith(" (exit 6)"):
+                self.fail(f"rank {r}: its line in {os.path.basename(log_path)} does not end with "
+                          f"its exit code, ' (exit 6)':\n{lines[0]}")
 
     def check_output(self):
         """Every final file reads back, frame for frame equal to the reference."""
