@@ -46,8 +46,14 @@ endif()
 
 # The job scripts: shell syntax, and a real local run through jobs/run_local.sh.
 add_test(NAME jobs_scripts_syntax
-  COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh \"$0\"/tests/test_cluster.sh \"$0\"/tests/test_cluster_faults.sh \"$0\"/tests/cluster/cluster.sh \"$0\"/tests/cluster/uncut.sh; do bash -n \"$f\" || exit 1; done"
+  COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh \"$0\"/tests/test_cluster.sh \"$0\"/tests/test_cluster_faults.sh \"$0\"/tests/cluster/cluster.sh \"$0\"/tests/cluster/uncut.sh \"$0\"/tests/test_launcher_watch.sh; do bash -n \"$f\" || exit 1; done"
           ${PROJECT_SOURCE_DIR})
+# The Slurm scripts end a launcher that outlives its ranks, with the code from the output's log
+# when the launcher does not report it (a stand-in mpirun; neither MPI nor Slurm needed).
+add_test(NAME jobs_launcher_watch
+  COMMAND bash ${GOLMPI_TEST_DIR}/test_launcher_watch.sh ${PROJECT_SOURCE_DIR}/jobs/slurm_cpu.sbatch
+          ${PROJECT_SOURCE_DIR}/jobs/slurm_multinode.sbatch ${PROJECT_SOURCE_DIR}/jobs/slurm_node_4gpu.sbatch)
+set_tests_properties(jobs_launcher_watch PROPERTIES TIMEOUT 300)
 if(GOLMPI_H5PY_PYTHON)
   add_test(NAME jobs_run_local
     COMMAND bash ${GOLMPI_TEST_DIR}/slurm/run_local_check.sh)
