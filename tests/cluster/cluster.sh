@@ -89,17 +89,17 @@ SCHED=/run/golmpi-cluster-sched
 AUTOGROUP=/proc/sys/kernel/sched_autogroup_enabled
 shared_cores() { # on | off: this cluster's claim on the setting
     local me
-    me="$SCHED/$(echo "$DIR" | tr '/' '_')"
+    me="$SCHED/claim$(realpath -m "$DIR" | tr '/' '_')"
     [[ -w "$AUTOGROUP" ]] || return 0 # a kernel without autogroups
-    mkdir -p "$SCHED"
     if [[ $1 == on ]]; then
+        mkdir -p "$SCHED"
         [[ -f "$SCHED/before" ]] || cat "$AUTOGROUP" >"$SCHED/before"
         : >"$me"
         echo 0 >"$AUTOGROUP"
         return 0
     fi
     rm -f "$me"
-    if [[ -z "$(find "$SCHED" -mindepth 1 -name '_*' -print -quit)" && -f "$SCHED/before" ]]; then
+    if [[ -f "$SCHED/before" && -z "$(find "$SCHED" -mindepth 1 -name 'claim*' -print -quit)" ]]; then
         cat "$SCHED/before" >"$AUTOGROUP"
         rm -rf "$SCHED"
     fi
