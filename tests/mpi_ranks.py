@@ -1,5 +1,11 @@
 """The processes of one MPI run, found through /proc: the tests that signal or stop a chosen rank
-(test_stalled_rank.py, test_checkpoint.py) use it."""
+(test_stalled_rank.py, test_checkpoint.py) use it.
+
+The tests start mpiexec in a process group of its own (Popen's process_group=0), so one killpg
+ends the run, but never in a session of its own (start_new_session): Linux schedules each session
+as one group (kernel.sched_autogroup_enabled), and the ranks' yielding waits in one group starved
+the test's own process in another for seconds (os.kill to the next line took 3.5 s, 2026-11-27),
+so the test timed the ranks' exits from a fault seconds late and judged them early."""
 import os
 
 RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")  # Open MPI, MPICH, PMIx
@@ -49,7 +55,7 @@ def find_ranks(marker, exe=None):
 
 
 def kill_run(mpi, pids, wait_s=10):
-    """SIGKILL to each pid and to mpiexec's session (it leads one of its own), then reaps mpiexec:
+    """SIGKILL to each pid and to mpiexec's process group (it leads one), then reaps mpiexec:
     whatever a test saw, nothing of its run is left behind."""
     import signal
     import subprocess

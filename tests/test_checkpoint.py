@@ -38,7 +38,7 @@ class Run:
         cmd += [opts.golmpi] + args
         with open(self.err, "w") as err:
             self.proc = subprocess.Popen(cmd, cwd=where, stdout=subprocess.DEVNULL, stderr=err,
-                                         start_new_session=True)
+                                         process_group=0)
 
     def stderr(self):
         with open(self.err) as f:

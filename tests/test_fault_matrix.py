@@ -113,7 +113,7 @@ class Cell:
         with open(self.err_path, "w") as err:
             return subprocess.Popen(self.run.cmd(RANKS, BASE_ARGS + ["--output", self.out]),
                                     cwd=self.dir, env=self.env(), stdout=err,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+                                    stderr=subprocess.STDOUT, process_group=0)
 
     def stderr(self):
         with open(self.err_path, errors="replace") as f:

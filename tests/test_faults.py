@@ -62,7 +62,7 @@ class Runner:
     def start(self, ranks, args, cwd):
         return subprocess.Popen(self.cmd(ranks, args), cwd=cwd, env=self.env, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                process_group=0)
 
 
 def fresh(path):

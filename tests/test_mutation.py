@@ -23,7 +23,7 @@ def run(golmpi, backend, args, ranks, mpiexec, workdir, seed):
                      "--output", "life.h5"] + args
     try:
         p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=LIMIT_S,
-                           env=env, start_new_session=True)
+                           env=env, process_group=0)
     except subprocess.TimeoutExpired:
         return "hung", None, f"no end in {LIMIT_S} s: {' '.join(cmd)}"
     if p.returncode != 0 or "RACE" in p.stderr:

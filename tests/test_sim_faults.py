@@ -30,7 +30,7 @@ def start(golmpi, mpiexec, tmp, name, env, marker):
     os.mkdir(os.path.join(tmp, name))
     err = open(os.path.join(tmp, name + ".err"), "w")
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=tmp, env=env,
-                            start_new_session=True), err.name
+                            process_group=0), err.name
 
 
 def running(mpi, err_path, marker, golmpi, deadline):

@@ -41,7 +41,7 @@ def case(golmpi, mpiexec, tmp, stop):
     pids = {}
     with open(err_path, "w") as err:
         mpi = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=tmp,
-                               start_new_session=True)
+                               process_group=0)
     try:
         pids = wait_running(mpi, err_path, seed.encode(), time.monotonic() + 60)
         if pids is None:

@@ -35,7 +35,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         err = open(os.path.join(tmp, "err"), "w+")
         p = subprocess.Popen(a.mpiexec + ["-n", "2", a.golmpi] + ARGS, cwd=tmp, stderr=err,
-                             stdout=subprocess.DEVNULL, start_new_session=True)
+                             stdout=subprocess.DEVNULL, process_group=0)
         deadline = time.monotonic() + 60
         while p.poll() is None and time.monotonic() < deadline:
             if "golmpi: generation" in open(err.name).read():
