@@ -25,7 +25,8 @@ golmpi_fault_matrix(fault_matrix_kill cpu exchange-kill,chunk_end-kill,rename-ki
 # waits differ from the CPU backend's: the exchange on a stream, the vote and the writer's phases
 # while the main thread's host waits run the CUDA watchdog, finalize (the exchange torn down);
 # under NCCL also its set-up (wireup) and a killed peer (the simulated NCCL's own detection).
-# About 2.5 min on a 2-core VM.
+# At --timeout 4 (the simulated device is host threads: test_fault_matrix.py), about 2.2 min
+# on a 2-core VM.
 if(GOLMPI_CUDA_SIM)
   golmpi_fault_matrix(cudasim_fault_matrix_nccl cuda-nccl
     wireup-stop,exchange-stop,vote-stop,chunk_end-stop,index-stop,finalize-stop,exchange-kill
