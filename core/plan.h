@@ -33,9 +33,19 @@ typedef struct gol_host_bytes {
     int64_t peak;    /* the most held at once: what admission weighs */
 } gol_host_bytes;
 
+/* How the run's ranks share GPUs, decided once by kernels/device.c's device_sharing (collective):
+ * the ranks of one node on one physical GPU (the same PCI bus id), and whether the ranks' CUDA
+ * contexts run side by side under MPS (docs/GPU.md, Ranks sharing a GPU). All zero on the CPU. */
+typedef struct gol_gpu_share {
+    int ranks_per_gpu; /* the most ranks on any one GPU of the run, the same on every rank */
+    int ranks_on_gpu;  /* ranks on this rank's GPU, itself included: what its launches share */
+    bool mps;          /* an MPS control daemon serves every node where ranks share a GPU */
+} gol_gpu_share;
+
 typedef struct gol_plan {
     gol_slab slab;                /* this rank's rows */
     gol_backend_kind backend;     /* GOL_BACKEND_CPU or GOL_BACKEND_CUDA, never auto */
+    gol_gpu_share gpu;            /* ranks sharing a GPU, MPS (the CUDA backend) */
     const struct halo_mode *halo; /* the exchange; its name is halo->name */
     int64_t depth;                /* halo rows a side, exchanged every that many generations */
     const struct cpu_strip_kernel *cpu_kernel; /* the CPU backend's step (NULL for CUDA) */

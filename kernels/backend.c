@@ -48,8 +48,9 @@ static gol_status cpu_select(const char *asked, const halo_mode **halo) {
 
 /* The halo mode for the CUDA backend, given what the user asked for. */
 #ifdef GOLMPI_HAVE_CUDA
-static gol_status cuda_halo(const char *asked, MPI_Comm comm, const halo_mode **halo) {
-    int distinct = device_distinct_gpus(comm);
+static gol_status cuda_halo(const char *asked, MPI_Comm comm, const halo_mode **halo,
+                            gol_gpu_share *share) {
+    int distinct = device_sharing(comm, share) && share->ranks_per_gpu == 1;
     if (strcmp(asked, "nccl") == 0 && !distinct && !device_nccl_shares_gpus())
         return gol_fail(GOL_EXIT_USAGE,
                         "--halo nccl: some ranks share a GPU, and NCCL refuses two ranks on one "
@@ -68,8 +69,10 @@ static gol_status cuda_halo(const char *asked, MPI_Comm comm, const halo_mode **
 #endif
 
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
-                          const halo_mode **halo, char *notice, size_t notice_len) {
+                          const halo_mode **halo, gol_gpu_share *share, char *notice,
+                          size_t notice_len) {
     notice[0] = '\0';
+    *share = (gol_gpu_share){0};
     const char *asked = cfg->halo; /* a mode name or "auto" */
     if (cfg->backend == GOL_BACKEND_CPU) {
         *backend = GOL_BACKEND_CPU;
@@ -80,7 +83,7 @@ gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind
     int available = device_cuda_available(comm, why, sizeof why);
     if (available) {
         *backend = GOL_BACKEND_CUDA;
-        return cuda_halo(asked, comm, halo);
+        return cuda_halo(asked, comm, halo, share);
     }
     if (cfg->backend == GOL_BACKEND_CUDA)
         return gol_fail(GOL_EXIT_NOGPU, "--backend cuda: no usable GPU (%s); use --backend cpu",

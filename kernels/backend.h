@@ -23,10 +23,13 @@ typedef struct gol_backend_times {
 
 /* Decide the backend and the halo mode, collectively over comm. --backend cuda where any rank has
  * no GPU, a device-only halo mode (--halo nccl) without the CUDA backend, or --halo nccl where
- * ranks share a GPU, is a user error. *halo is a mode of halo/halo.h's table, "auto" resolved.
- * With --backend auto and no GPU, *notice says why the CPU was chosen (rank 0 prints it). */
+ * ranks share a GPU (unless the NCCL loaded accepts that), is a user error. *halo is a mode of
+ * halo/halo.h's table, "auto" resolved. *share: how the ranks share GPUs (kernels/device.h's
+ * device_sharing, the one look at it), all zero on the CPU backend. With --backend auto and no
+ * GPU, *notice says why the CPU was chosen (rank 0 prints it). */
 gol_status backend_select(const gol_config *cfg, MPI_Comm comm, gol_backend_kind *backend,
-                          const struct halo_mode **halo, char *notice, size_t notice_len);
+                          const struct halo_mode **halo, gol_gpu_share *share, char *notice,
+                          size_t notice_len);
 
 /* The backend's part of the plan for this slab: plan->slab, backend, halo, depth, cpu_kernel,
  * frame_format, output and backend_need (the backend's own need function, the one that sizes what create

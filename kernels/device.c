@@ -1,11 +1,14 @@
 #include "kernels/device.h"
 
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <limits.h>
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "core/check.h"
@@ -95,7 +98,24 @@ int device_cuda_available(MPI_Comm comm, char *why, size_t why_len) {
     return 0;
 }
 
-int device_distinct_gpus(MPI_Comm comm) {
+int device_mps_running(void) {
+    const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    if (!dir || !*dir) dir = "/tmp/nvidia-mps";
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (snprintf(addr.sun_path, sizeof addr.sun_path, "%s/control", dir) >=
+        (int)sizeof addr.sun_path)
+        return 0; /* a path the driver could not connect to either */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    /* What the driver does at CUDA's first call: connect to the control socket. A file left by a
+     * daemon that was killed refuses the connection (ECONNREFUSED), so only a live daemon counts;
+     * EPROTOTYPE is a live listener of another socket type, still a daemon. */
+    int up = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0 || errno == EPROTOTYPE;
+    close(fd);
+    return up;
+}
+
+int device_sharing(MPI_Comm comm, gol_gpu_share *share) {
     enum { BUS_LEN = 32 };
     MPI_Comm node;
     int local, nlocal;
@@ -112,18 +132,28 @@ int device_distinct_gpus(MPI_Comm comm) {
     }
     char *all = gol_xmalloc((size_t)nlocal * BUS_LEN);
     MPI_CHECK(MPI_Allgather(bus, BUS_LEN, MPI_CHAR, all, BUS_LEN, MPI_CHAR, node));
-    int distinct = 1;
-    for (int i = 0; i < nlocal && distinct; i++) {
-        if (all[(size_t)i * BUS_LEN] == '\0') distinct = 0; /* no GPU, or unknown: not safe */
-        for (int k = 0; k < i && distinct; k++)
-            if (strncmp(all + (size_t)i * BUS_LEN, all + (size_t)k * BUS_LEN, BUS_LEN) == 0)
-                distinct = 0;
+    int known = 1, mine = 1; /* ranks of this node on this rank's GPU, itself included */
+    for (int i = 0; i < nlocal; i++) {
+        const char *other = all + (size_t)i * BUS_LEN;
+        if (other[0] == '\0') known = 0; /* no GPU, or unknown: not safe for NCCL */
+        if (i != local && bus[0] && strncmp(other, bus, BUS_LEN) == 0) mine++;
     }
     free(all);
     MPI_CHECK(MPI_Comm_free(&node));
-    int every = 0;
-    MPI_CHECK(MPI_Allreduce(&distinct, &every, 1, MPI_INT, MPI_MIN, comm));
-    return every;
+    int every_known = 0, most = 0, served = 0;
+    MPI_CHECK(MPI_Allreduce(&known, &every_known, 1, MPI_INT, MPI_MIN, comm));
+    MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, comm));
+    /* MPS matters where ranks share a GPU; where none does, it says whether MPS runs everywhere */
+    int here = mine > 1 || most == 1 ? device_mps_running() : 1;
+    MPI_CHECK(MPI_Allreduce(&here, &served, 1, MPI_INT, MPI_MIN, comm));
+    *share = (gol_gpu_share){.ranks_per_gpu = most, .ranks_on_gpu = mine, .mps = served != 0};
+    return every_known;
+}
+
+int device_distinct_gpus(MPI_Comm comm) {
+    gol_gpu_share share;
+    int known = device_sharing(comm, &share);
+    return known && share.ranks_per_gpu == 1;
 }
 
 void device_describe(int local_rank, char *text, size_t len) {

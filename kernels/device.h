@@ -7,6 +7,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "core/plan.h"
+
 /* Devices this process can use; 0 when there is no driver or no device. Never aborts: this is how
  * a machine without a GPU is told apart, so the error code is deliberately not checked. */
 int device_count_unchecked(void);
@@ -30,6 +32,18 @@ void device_versions(char *runtime, char *driver, char *nccl, size_t len);
 int device_cuda_available(MPI_Comm comm, char *why, size_t why_len);
 /* Collective: 1 when the ranks on each node have distinct GPUs, so NCCL will accept them. */
 int device_distinct_gpus(MPI_Comm comm);
+
+/* 1 when an MPS control daemon listens on this node for this process: its socket "control" in
+ * CUDA_MPS_PIPE_DIRECTORY (default /tmp/nvidia-mps) accepts a connection, as the CUDA driver's
+ * does when a program starts, which then runs as an MPS client. Not collective; never aborts. */
+int device_mps_running(void);
+
+/* Collective: how the ranks share GPUs (core/plan.h's gol_gpu_share): the ranks of each node whose
+ * GPUs (picked as device_select picks them) have the same PCI bus id share it; mps says whether
+ * device_mps_running holds on every node where ranks share a GPU (on every node, where none do).
+ * Returns 1 when every rank's GPU has a known bus id (0: some rank has none, so no GPU can be
+ * called its own). */
+int device_sharing(MPI_Comm comm, gol_gpu_share *share);
 
 /* 1 when the NCCL loaded accepts several ranks on one GPU and the user asked for it
  * (NCCL_MULTI_RANK_GPU_ENABLE=1, NCCL 2.30 or later); then --halo nccl may run on shared GPUs. */

@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
     watch_the_run(cfg, comm, &end); /* from here on no phase waits without a deadline */
 
     gol_plan plan; /* every fact of the run, decided once */
-    char notice[512];
+    char notice[1024]; /* the longest: ranks sharing a GPU without MPS (src/plan.c) */
     st = plan_make(&setup, comm, &plan, notice, sizeof notice);
     if (st.code != GOL_OK) return stop_early(st, NULL, &setup, &end);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
@@ -158,7 +158,8 @@ int main(int argc, char **argv) {
     gol_report_info info = {.backend = backend_name(backend), .kernel = backend_kernel(backend),
                             .halo = plan.halo->name, .halo_depth = plan.depth, .nranks = nranks,
                             .threads = plan.threads, .argc = argc, .argv = argv,
-                            .start_time = start_time};
+                            .start_time = start_time,
+                            .gpu = plan.backend == GOL_BACKEND_CUDA ? &plan.gpu : NULL};
     report_summary(cfg, &result.sched, &result, &info, comm);
     free(result.output.population);
     free(result.output.generations);

@@ -11,9 +11,10 @@
 
 /* Collective: the plan of the run set up in *s: this rank's slab (decomp_make), the backend and
  * the halo mode (backend_select), the depth and the backend's own memory need (backend_plan), the
- * threads of each rank, and the host bytes the driver holds around the backend (the start state,
- * the restart frame being read, the frame slots). A user error is agreed across ranks. With
- * --backend auto and no GPU, *notice says why the CPU was chosen (rank 0 prints it). */
+ * threads of each rank, how the ranks share GPUs, and the host bytes the driver holds around the
+ * backend (the start state, the restart frame being read, the frame slots). A user error is agreed
+ * across ranks. *notice (rank 0 prints it): with --backend auto and no GPU, why the CPU was chosen;
+ * with ranks sharing a GPU and no MPS, what that costs and the command that starts MPS. */
 gol_status plan_make(const gol_setup *s, MPI_Comm comm, gol_plan *plan, char *notice,
                      size_t notice_len);
 

@@ -74,6 +74,13 @@ static void json_figures(cJSON *o, const report_ctx *c) {
                             res->generations ? (double)c->halo_messages / res->generations : 0.0);
     add_int(o, "ranks", c->info->nranks);
     add_int(o, "threads_per_rank", c->info->threads);
+    if (c->info->gpu) {
+        add_int(o, "ranks_per_gpu", c->info->gpu->ranks_per_gpu);
+        cJSON_AddBoolToObject(o, "mps", c->info->gpu->mps);
+    } else { /* the CPU backend: no GPU to share */
+        cJSON_AddNullToObject(o, "ranks_per_gpu");
+        cJSON_AddNullToObject(o, "mps");
+    }
     add_int(o, "width", c->cfg->width);
     add_int(o, "height", c->cfg->height);
     cJSON_AddStringToObject(o, "rule", c->cfg->rule_text);

@@ -7,6 +7,7 @@
 
 #include "core/config.h"
 #include "core/decomp.h"
+#include "core/plan.h"
 #include "core/schedule.h"
 #include "src/run.h"
 
@@ -17,6 +18,7 @@ typedef struct gol_report_info {
     int argc; /* the command line, for --stats */
     char *const *argv;
     time_t start_time; /* when golmpi started, for --stats */
+    const gol_gpu_share *gpu; /* the plan's ranks per GPU and MPS; NULL on the CPU backend */
 } gol_report_info;
 
 /* Collective: maxima (and minima and means) over ranks and the hosts, then rank 0 prints the

@@ -19,4 +19,15 @@ if(GOLMPI_CUDA_BACKEND)
   target_link_libraries(test_cuda_emulate PRIVATE golmpi_core)
   add_test(NAME cuda_kernels_emulated COMMAND test_cuda_emulate)
   set_tests_properties(cuda_kernels_emulated PROPERTIES TIMEOUT 300)
+
+  # Two ranks on one GPU: the notice once without MPS, the plan's ranks_per_gpu and mps; on the
+  # simulated GPU also under a stand-in MPS daemon (tests/test_gpu_share.py says why only there).
+  if(GOLMPI_CUDA_SIM)
+    set(golmpi_share_sim --sim)
+  else()
+    set(golmpi_share_sim "")
+  endif()
+  golmpi_test(cuda_gpu_share PYTHON SKIP ONE_THREAD PROCESSORS 2 TIMEOUT 300 LABELS gpu
+    COMMAND ${GOLMPI_TEST_DIR}/test_gpu_share.py "${GOLMPI_MPIEXEC_LINE}" $<TARGET_FILE:golmpi>
+            ${golmpi_share_sim})
 endif()

@@ -38,6 +38,9 @@ FIELDS = {
         isinstance(h, dict) and is_str(h.get("name")) and is_int(h.get("ranks"))
         and isinstance(h.get("rank_list"), list) for h in v),
     "threads": is_int, "git_commit": is_str, "kernel": is_str,
+    # the plan's GPU sharing (core/plan.h's gol_gpu_share): null on the CPU backend
+    "ranks_per_gpu": lambda v: v is None or (is_int(v) and v >= 1),
+    "mps": lambda v: v is None or isinstance(v, bool),
     "versions": lambda v: isinstance(v, dict) and all(is_str(v.get(k)) for k in VERSION_KEYS),
     "times_over_ranks": lambda v: isinstance(v, dict) and all(
         isinstance(v.get(k), dict) and all(is_num(v[k].get(s)) for s in ("min", "mean", "max"))
@@ -96,6 +99,9 @@ def stats_problems(s, ranks, cuda=None, argv=None):
         problems.append(f"versions {v} disagree with git_commit/version")
     if not re.match(r"^\d+\.\d+\.\d+$", v["hdf5"]) or not re.match(r"^\d+\.\d+$", v["mpi_standard"]):
         problems.append(f"HDF5 {v['hdf5']!r}, MPI standard {v['mpi_standard']!r}")
+    if (s["backend"] == "cuda") != (s["ranks_per_gpu"] is not None and s["mps"] is not None):
+        problems.append(f"ranks_per_gpu {s['ranks_per_gpu']!r}, mps {s['mps']!r}: numbers on the "
+                        f"cuda backend, null on {s['backend']!r}")
     cuda_keys = ("cuda_runtime", "cuda_driver", "nccl", "cuda_compiler")
     if cuda or s["backend"] == "cuda":
         if not re.match(r"^\d+\.\d+\.\d+$", v["nccl"]) or not re.match(r"^\d+\.\d+$", v["cuda_runtime"]):
