@@ -36,19 +36,26 @@ find_package(Python3 COMPONENTS Interpreter REQUIRED)
 # The simulator against the semantics it claims: order, timing, memory, capture rules, and what it
 # must report (a race the schedule hides, a wait on a later record, a host dereference of device
 # memory, a pinned buffer read before the host saw its copy done); NCCL's duplicate-GPU refusal
-# and blocking send on two ranks.
+# and blocking send on two ranks. And where a GPU is strict (docs/GPU.md): a pageable copy to the
+# device that does not wait, the calls a capturing thread may not make, an event last recorded in
+# an ended capture, a stream destroyed with work queued, the bounded launch queue; on two ranks a
+# captured send against an eager receive, collective teardown, a communicator in progress.
 add_executable(test_sim ${GOLMPI_TEST_DIR}/cudasim/test_sim.c)
 target_link_libraries(test_sim PRIVATE cudasim MPI::MPI_C)
 foreach(c ordered_by_event timing memory capture_rules race_two_streams race_later_record
-          host_reads_device host_reads_copy_in_flight)
+          host_reads_device host_reads_copy_in_flight pageable_copy_returns capture_thread_rules
+          event_after_capture destroy_returns queue_bound)
   add_test(NAME cudasim_${c} COMMAND test_sim ${c})
   set_tests_properties(cudasim_${c} PROPERTIES TIMEOUT 60 LABELS "gpu;sim")
 endforeach()
 golmpi_mpi_test(NAME cudasim_nccl_blocking RANKS 2 COMMAND $<TARGET_FILE:test_sim> nccl_blocking)
 golmpi_mpi_test(NAME cudasim_nccl_duplicate_gpu RANKS 2
   COMMAND $<TARGET_FILE:test_sim> nccl_duplicate_gpu)
-set_tests_properties(cudasim_nccl_blocking cudasim_nccl_duplicate_gpu PROPERTIES TIMEOUT 60
-  LABELS "gpu;sim")
+golmpi_mpi_test(NAME cudasim_nccl_captured_eager RANKS 2
+  COMMAND $<TARGET_FILE:test_sim> nccl_captured_eager)
+golmpi_mpi_test(NAME cudasim_nccl_teardown RANKS 2 COMMAND $<TARGET_FILE:test_sim> nccl_teardown)
+set_tests_properties(cudasim_nccl_blocking cudasim_nccl_duplicate_gpu cudasim_nccl_captured_eager
+  cudasim_nccl_teardown PROPERTIES TIMEOUT 60 LABELS "gpu;sim")
 set_property(TEST cudasim_nccl_duplicate_gpu APPEND PROPERTY ENVIRONMENT GOLMPI_SIM_DEVICES=1)
 
 # The CUDA backend against the CPU's, byte for byte (tests/test_cuda_vs_cpu.c: sizes, boundaries,

@@ -18,6 +18,10 @@
 enum { SIM_SLOTS = 1024 }; /* clock slots: one a stream ever created, the host's last */
 enum { SIM_HOST_SLOT = SIM_SLOTS - 1 };
 enum { SIM_SITE_FRAMES = 8 };
+/* Operations queued on the device and not yet done, at most: the launch queue, past which the
+ * enqueuing host thread blocks (CUDA's documented "any call may block when the queue is full";
+ * the real depth is the driver's and unpublished). */
+enum { SIM_QUEUE_DEPTH = 1024 };
 
 typedef struct sim_vc {
     uint32_t c[SIM_SLOTS];
@@ -43,6 +47,7 @@ typedef struct sim_op {
     /* OP_COPY (a 2-D copy of height rows of width bytes) and OP_SET */
     char *dst;
     const char *src;
+    int staged; /* src is the simulator's copy of pageable host memory, freed with the op */
     size_t width, height, dpitch, spitch;
     int value;
     /* OP_RECORD, OP_WAIT */
@@ -76,6 +81,7 @@ struct CUstream_st {
     struct sim_capture *capture; /* capturing into this graph, or NULL */
     int lane;                    /* its lane in that capture */
     int internal;                /* a graph's own lane stream */
+    int destroyed;               /* cudaStreamDestroy returned: its worker runs the rest out */
 };
 
 struct CUevent_st {
@@ -86,6 +92,8 @@ struct CUevent_st {
     double seconds;              /* when the last completed record was passed */
     struct sim_capture *capture; /* recorded inside this capture */
     int cap_lane, cap_item;      /* the lane, and the capture item it follows */
+    int captured_last;           /* last recorded in a capture now ended: unusable until
+                                    recorded again */
     int waiters;                 /* queued waits on it */
     int destroyed;               /* freed once no queued operation names it */
 };
@@ -104,6 +112,7 @@ typedef struct sim_state {
     int races;       /* reported so far */
     double stall_at; /* GOLMPI_SIM_STALL_AFTER_S on this rank: the device stops then */
     int stall_said;  /* the stop announced on stderr (SIM_STALL_LINE), once */
+    int queued;      /* operations enqueued and not yet done, all streams: SIM_QUEUE_DEPTH */
 } sim_state;
 
 extern sim_state sim;
@@ -139,6 +148,8 @@ void sim_host_sees(const sim_vc *vc); /* joins vc into the host's clock */
 void sim_wait_stream(struct CUstream_st *s, uint32_t tick);
 void sim_sync_all(void);
 int sim_capturing_thread(void);
+cudaError_t sim_capture_unsafe(void);  /* under the lock: sim_graph.c */
+cudaError_t sim_capture_refuses(void); /* the same, taking the lock */
 
 /* races (sim_race.c) */
 void sim_race_check(struct CUstream_st *s, const sim_op *op, const sim_vc *vc);
@@ -154,6 +165,7 @@ void sim_capture_invalidate(struct CUstream_st *s);
 void sim_nccl_run(struct sim_group *g);
 void sim_nccl_enqueued(struct sim_group *g); /* counts it as pending on its communicator */
 void sim_nccl_group_free(struct sim_group *g);
+void sim_nccl_captured(struct sim_group *g); /* its sends and receives are a graph's */
 struct sim_group *sim_nccl_group_copy(const struct sim_group *g);
 
 void sim_vc_join(sim_vc *into, const sim_vc *from);

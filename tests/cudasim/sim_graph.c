@@ -50,9 +50,39 @@ struct CUgraphExec_st {
     unsigned long long flags;
 };
 
-static __thread int capturing_here;
+/* The capture this thread began in thread-local or global mode, and the captures in global mode
+ * on any thread: CUDA forbids the potentially unsafe calls (sim_capture_unsafe) to the first, and
+ * to every thread while one of the second lasts. */
+static __thread sim_capture *capturing_here;
+static int global_captures; /* under the lock */
 
-int sim_capturing_thread(void) { return capturing_here; }
+int sim_capturing_thread(void) { return capturing_here != NULL; }
+
+/* Under the lock: an unsafe call (a query or synchronise of work outside the capture, an
+ * allocation of device or pinned memory) on a thread that may not make one: refused with
+ * cudaErrorStreamCaptureUnsupported, and the capture it would break is invalidated, as CUDA's
+ * are. cudaSuccess where the call is allowed. */
+cudaError_t sim_capture_unsafe(void) {
+    if (capturing_here) {
+        capturing_here->invalid = 1;
+        return cudaErrorStreamCaptureUnsupported;
+    }
+    if (!global_captures) return cudaSuccess;
+    for (int i = 0; i < sim.slots; i++) {
+        struct CUstream_st *s = sim.streams[i];
+        if (s && s->capture && s->capture->mode == cudaStreamCaptureModeGlobal)
+            s->capture->invalid = 1;
+    }
+    return cudaErrorStreamCaptureUnsupported;
+}
+
+/* The same, taking the lock: the error (also left for cudaGetLastError), or cudaSuccess. */
+cudaError_t sim_capture_refuses(void) {
+    sim_lock();
+    cudaError_t e = sim_capture_unsafe();
+    sim_unlock();
+    return sim_error(e);
+}
 
 static item *add_item(sim_capture *c, int lane, enum item_kind kind) {
     if (c->nitems == c->cap) {
@@ -66,6 +96,7 @@ static item *add_item(sim_capture *c, int lane, enum item_kind kind) {
 
 int sim_capture_add(struct CUstream_st *s, sim_op *op) {
     if (!s->capture) return 0;
+    if (op->kind == OP_NCCL) sim_nccl_captured(op->group);
     add_item(s->capture, s->lane, ITEM_OP)->op = op;
     return 1;
 }
@@ -125,8 +156,9 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
     c->mode = mode;
     s->capture = c;
     s->lane = 0;
+    if (mode == cudaStreamCaptureModeGlobal) global_captures++;
     sim_unlock();
-    if (mode != cudaStreamCaptureModeRelaxed) capturing_here = 1;
+    if (mode != cudaStreamCaptureModeRelaxed) capturing_here = c;
     return cudaSuccess;
 }
 
@@ -188,7 +220,8 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
         rc = cudaErrorStreamCaptureUnjoined;
     for (int l = 0; l < c->nlanes; l++)
         c->lane[l]->capture = NULL;
-    capturing_here = 0;
+    if (capturing_here == c) capturing_here = NULL;
+    if (c->mode == cudaStreamCaptureModeGlobal) global_captures--;
     *graph = NULL;
     if (rc == cudaSuccess) {
         *graph = calloc(1, sizeof **graph);
@@ -197,9 +230,13 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
     } else {
         free_items(c->items, c->nitems);
     }
-    /* an event recorded only in the capture is, outside it, as if never recorded */
+    /* an event last recorded in the capture stays unusable outside it (cudaErrorCapturedEvent)
+     * until recorded again */
     for (int k = 0; k < c->npoints; k++)
-        if (c->events[k]->capture == c) c->events[k]->capture = NULL;
+        if (c->events[k]->capture == c) {
+            c->events[k]->capture = NULL;
+            c->events[k]->captured_last = 1;
+        }
     free(c->events);
     free(c->point_lane);
     free(c->point_item);

@@ -111,7 +111,7 @@ void *cudasim_ptr(const void *p) {
 
 cudaError_t cudaMalloc(void **p, size_t bytes) {
     sim_init();
-    if (sim_capturing_thread()) return sim_error(cudaErrorStreamCaptureUnsupported);
+    if (sim_capture_refuses()) return cudaErrorStreamCaptureUnsupported;
     size_t want = (bytes + 255) / 256 * 256;
     if (want == 0) want = 256;
     sim_lock();
@@ -140,7 +140,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
 /* Synchronises the device first, as cudaFree does. */
 cudaError_t cudaFree(void *p) {
     sim_init();
-    if (sim_capturing_thread()) return sim_error(cudaErrorStreamCaptureUnsupported);
+    if (sim_capture_refuses()) return cudaErrorStreamCaptureUnsupported;
     if (!p) return cudaSuccess; /* makes the context, nothing else */
     sim_sync_all();
     sim_lock();
@@ -170,6 +170,7 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
 
 cudaError_t cudaMallocHost(void **p, size_t bytes) {
     sim_init();
+    if (sim_capture_refuses()) return cudaErrorStreamCaptureUnsupported;
     sim_lock();
     if (npins == MAX_PINNED) {
         sim_unlock();
@@ -190,6 +191,7 @@ cudaError_t cudaMallocHost(void **p, size_t bytes) {
 /* Synchronises the device first, as cudaFreeHost does. */
 cudaError_t cudaFreeHost(void *p) {
     sim_init();
+    if (sim_capture_refuses()) return cudaErrorStreamCaptureUnsupported;
     if (!p) return cudaSuccess;
     sim_sync_all();
     sim_lock();

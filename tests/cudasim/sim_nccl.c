@@ -38,6 +38,7 @@ typedef struct shm_comm {
     _Atomic int aborted[MAX_RANKS];
     _Atomic int connect[MAX_RANKS][MAX_RANKS]; /* [r][p]: r has begun its first exchange with p */
     _Atomic int split_arrived[MAX_SPLITS];
+    _Atomic int finalized, destroyed; /* ranks that called ncclCommFinalize, ncclCommDestroy */
     int split_color[MAX_SPLITS][MAX_RANKS], split_key[MAX_SPLITS][MAX_RANKS];
     chan ch[]; /* [from * nranks + to] */
 } shm_comm;
@@ -64,6 +65,7 @@ typedef struct entry {
     int peer;
     ncclComm_t comm;
     cudaStream_t stream;
+    int captured; /* enqueued by a graph's launch: its peer's must be too */
     /* progress, on the worker */
     uint64_t seq;
     size_t moved; /* header and data bytes through the ring */
@@ -196,6 +198,16 @@ static ncclResult_t start(job *j, int blocking) {
     return ncclInProgress;
 }
 
+/* NCCL's ncclCommEnsureReady: a nonblocking communicator that still answers ncclInProgress (its
+ * init, split or finalize under way) takes no other call but ncclCommGetAsyncError and
+ * ncclCommAbort. */
+static ncclResult_t ensure_ready(ncclComm_t c) {
+    if (atomic_load(&c->async) != ncclInProgress) return ncclSuccess;
+    say(c, "%s", "Attempt to use communicator before the previous operation returned ncclSuccess",
+        0, 0);
+    return ncclInvalidArgument;
+}
+
 ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
                                     ncclConfig_t *config) {
     sim_init();
@@ -249,6 +261,7 @@ static ncclResult_t split_join(job *j) {
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config) {
     if (!comm) return ncclInvalidArgument;
+    if (ensure_ready(comm) != ncclSuccess) return ncclInvalidArgument;
     *newcomm = NULL;
     job *j = calloc(1, sizeof *j);
     j->parent = comm;
@@ -279,6 +292,7 @@ static ncclResult_t add(int send, const void *buf, size_t count, ncclDataType_t 
                   : type == ncclInt32 || type == ncclUint32 ? 4
                                                             : 8;
     if (!comm || peer < 0 || peer >= comm->nranks) return ncclInvalidArgument;
+    if (ensure_ready(comm) != ncclSuccess) return ncclInvalidArgument;
     if (count && !sim_is_device(buf, count * size)) {
         say(comm, "%s: buffer %d is not device memory", send ? "ncclSend" : "ncclRecv", 0, 0);
         return ncclInvalidArgument;
@@ -371,6 +385,11 @@ sim_group *sim_nccl_group_copy(const sim_group *g) {
 
 void sim_nccl_group_free(sim_group *g) { free(g); }
 
+void sim_nccl_captured(sim_group *g) {
+    for (int i = 0; i < g->n; i++)
+        g->e[i].captured = 1;
+}
+
 void sim_nccl_enqueued(sim_group *g) {
     for (int i = 0; i < g->n; i++)
         atomic_fetch_add(&g->e[i].comm->pending, 1);
@@ -424,7 +443,12 @@ static int step(entry *e) {
         if (hdr) ring_copy(ch, r, (char *)&e->header + e->moved, hdr, 0);
         if (n > hdr) ring_copy(ch, r + hdr, data + (e->moved + hdr - 8), n - hdr, 0);
         atomic_store(&ch->read, r + n);
-        if (e->moved < 8 && e->moved + n >= 8 && e->header != e->bytes) {
+        if (e->moved < 8 && e->moved + n >= 8 && e->header >> 63 != (uint64_t)e->captured) {
+            say(c, "%s", e->captured ? "a graph-captured ncclRecv matched an eager ncclSend"
+                                     : "an eager ncclRecv matched a graph-captured ncclSend",
+                0, 0);
+            atomic_store(&c->async, ncclInvalidUsage);
+        } else if (e->moved < 8 && e->moved + n >= 8 && (e->header << 1 >> 1) != e->bytes) {
             say(c, "%s", "ncclRecv: message size differs from the matching ncclSend", 0, 0);
             atomic_store(&c->async, ncclInvalidUsage);
         }
@@ -441,7 +465,7 @@ void sim_nccl_run(sim_group *g) {
     for (int i = 0; i < g->n; i++) {
         entry *e = &g->e[i];
         ncclComm_t c = e->comm;
-        e->header = e->bytes;
+        e->header = e->bytes | (uint64_t)e->captured << 63; /* the size, and how it was enqueued */
         e->seq = e->send ? ++c->sent[e->peer] : ++c->received[e->peer];
         if (!e->send) atomic_store(&channel(c, e->peer, c->rank)->posted, e->seq);
     }
@@ -482,10 +506,26 @@ static void drain(ncclComm_t c) {
         nap();
 }
 
+/* Finalize and destroy are collective over the node's ranks (here: all of them): each returns
+ * once every rank has called it. A rank whose process is gone never will: ncclRemoteError. */
+static ncclResult_t all_arrive(ncclComm_t c, _Atomic int *count) {
+    atomic_fetch_add(count, 1);
+    while (atomic_load(count) < c->nranks) {
+        if (atomic_load(&c->aborted)) return ncclSuccess;
+        for (int r = 0; r < c->nranks; r++)
+            if (r != c->rank && peer_lost(c, r)) {
+                say(c, "%s", "remote process exited or there was a network error", 0, 0);
+                return ncclRemoteError;
+            }
+        nap();
+    }
+    return ncclSuccess;
+}
+
 static void *finalize_background(void *arg) {
     ncclComm_t c = arg;
     drain(c);
-    atomic_store(&c->async, ncclSuccess);
+    atomic_store(&c->async, all_arrive(c, &c->shm->finalized));
     return NULL;
 }
 
@@ -493,9 +533,10 @@ static void *finalize_background(void *arg) {
  * nonblocking one (ncclInProgress until done). */
 ncclResult_t ncclCommFinalize(ncclComm_t comm) {
     if (!comm) return ncclInvalidArgument;
+    if (ensure_ready(comm) != ncclSuccess) return ncclInvalidArgument;
     if (comm->blocking) {
         drain(comm);
-        return ncclSuccess;
+        return all_arrive(comm, &comm->shm->finalized);
     }
     atomic_store(&comm->async, ncclInProgress);
     pthread_t t;
@@ -506,7 +547,10 @@ ncclResult_t ncclCommFinalize(ncclComm_t comm) {
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     if (!comm) return ncclInvalidArgument;
+    if (ensure_ready(comm) != ncclSuccess) return ncclInvalidArgument;
     drain(comm);
+    ncclResult_t rc = comm->shm ? all_arrive(comm, &comm->shm->destroyed) : ncclSuccess;
+    if (rc != ncclSuccess) return rc;
     if (comm->shm) munmap(comm->shm, shm_bytes(comm->nranks));
     free(comm);
     return ncclSuccess;

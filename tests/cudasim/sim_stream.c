@@ -78,6 +78,7 @@ static void run_op(sim_op *op) {
 }
 
 static void free_op(sim_op *op) {
+    if (op->staged) free((void *)op->src);
     free(op->after);
     free(op->arg);
     if (op->group) sim_nccl_group_free(op->group);
@@ -97,6 +98,13 @@ static int head_ready(struct CUstream_st *s) {
     return op->kind != OP_WAIT || op->event->completed >= op->record;
 }
 
+/* Under the lock: a stream's clock slot goes to the next stream made. */
+static void release_slot(struct CUstream_st *s) {
+    sim.streams[s->slot] = NULL;
+    sim.slot_tick[s->slot] = s->tick;
+    sim.free_slots[sim.nfree++] = s->slot;
+}
+
 static void *worker(void *arg) {
     struct CUstream_st *s = arg;
     sim_lock();
@@ -112,7 +120,7 @@ static void *worker(void *arg) {
             pthread_cond_timedwait(&sim.changed, &sim.lock, &until);
         }
         if (s->quit && !s->head) break;
-        if (s->quit && !head_ready(s)) break;
+        if (s->quit && !s->destroyed && !head_ready(s)) break;
         sim_op *op = s->head;
         sim_unlock();
         adversarial_delay(s);
@@ -128,8 +136,12 @@ static void *worker(void *arg) {
         if (op->kind == OP_WAIT) op->event->waiters--;
         if (op->kind == OP_RECORD || op->kind == OP_WAIT) sim_event_release(op->event);
         free_op(op);
+        sim.queued--;
         pthread_cond_broadcast(&sim.changed);
     }
+    for (sim_op *op = s->head; op; op = op->next)
+        sim.queued--; /* a graph's lane freed with work that will never run (a stopped device) */
+    if (s->destroyed) release_slot(s); /* cudaStreamDestroy returned long ago */
     sim_unlock();
     return NULL;
 }
@@ -165,9 +177,7 @@ void sim_stream_free(struct CUstream_st *s) {
     sim_unlock();
     pthread_join(s->worker, NULL);
     sim_lock();
-    sim.streams[s->slot] = NULL;
-    sim.slot_tick[s->slot] = s->tick;
-    sim.free_slots[sim.nfree++] = s->slot;
+    release_slot(s);
     sim_unlock();
     free(s);
 }
@@ -200,6 +210,11 @@ static void legacy_order(struct CUstream_st *s, sim_op *op) {
 cudaError_t sim_enqueue(struct CUstream_st *s, sim_op *op) {
     if (!op->site.n) sim_site_here(&op->site);
     if (sim_capture_add(s, op)) return cudaSuccess;
+    /* the launch queue is full: the calling thread blocks until the device makes room (on a
+     * stopped device, forever), as any CUDA call may */
+    while (sim.queued >= SIM_QUEUE_DEPTH)
+        pthread_cond_wait(&sim.changed, &sim.lock);
+    sim.queued++;
     if (op->kind == OP_NCCL) sim_nccl_enqueued(op->group);
     sim_vc_join(&s->vc, &sim.host);
     legacy_order(s, op);
@@ -251,10 +266,16 @@ cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority) {
     return cudaSuccess;
 }
 
-/* As CUDA's: returns at once; the work already queued still runs. */
+/* As CUDA's: returns at once; the work already queued still runs, then the worker gives the slot
+ * back. The stream itself is never freed: an operation of a blocking stream may still name it
+ * (struct sim_after). */
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
     if (!s) return sim_error(cudaErrorInvalidResourceHandle);
-    sim_stream_free(s);
+    sim_lock();
+    s->quit = s->destroyed = 1;
+    pthread_detach(s->worker);
+    pthread_cond_broadcast(&sim.changed);
+    sim_unlock();
     return cudaSuccess;
 }
 
@@ -266,8 +287,10 @@ static cudaError_t not_ready(void) {
     return cudaErrorNotReady;
 }
 
+/* Under the lock: a synchronise or query of a capturing stream, or of any stream from a thread
+ * that may make no unsafe call (sim_capture_unsafe), is refused and invalidates the capture. */
 static cudaError_t capture_forbids(struct CUstream_st *s) {
-    if (!s->capture) return cudaSuccess;
+    if (!s->capture) return sim_error(sim_capture_unsafe());
     sim_capture_invalidate(s);
     return sim_error(cudaErrorStreamCaptureUnsupported);
 }
@@ -300,7 +323,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
 
 cudaError_t cudaDeviceSynchronize(void) {
     sim_init();
-    if (sim_capturing_thread()) return sim_error(cudaErrorStreamCaptureUnsupported);
+    if (sim_capture_refuses()) return cudaErrorStreamCaptureUnsupported;
     sim_sync_all();
     return cudaSuccess;
 }
@@ -337,6 +360,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
         rc = sim_capture_record(s, e);
     } else {
         e->capture = NULL;
+        e->captured_last = 0;
         sim_op *op = calloc(1, sizeof *op);
         op->kind = OP_RECORD;
         op->what = "cudaEventRecord";
@@ -358,6 +382,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned fla
     cudaError_t rc = cudaSuccess;
     if (s->capture || e->capture) {
         rc = sim_capture_wait(s, e);
+    } else if (e->captured_last) {
+        rc = cudaErrorCapturedEvent;
     } else if (e->recorded) {
         sim_vc_join(&s->vc, &e->vc);
         sim_op *op = calloc(1, sizeof *op);
@@ -372,27 +398,38 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned fla
     return sim_error(rc);
 }
 
+/* Under the lock: whether the host may query or synchronise e now. Not an event of a capture going
+ * on (it marks no work yet), not from a thread that may make no unsafe call (refused, and that
+ * capture is invalidated), not an event last recorded in a capture that has ended. */
+static cudaError_t event_usable(struct CUevent_st *e) {
+    if (e->capture) return cudaErrorStreamCaptureUnsupported;
+    cudaError_t rc = sim_capture_unsafe();
+    if (rc != cudaSuccess) return rc;
+    return e->captured_last ? cudaErrorCapturedEvent : cudaSuccess;
+}
+
 cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (!e) return sim_error(cudaErrorInvalidResourceHandle);
     sim_lock();
-    cudaError_t rc = cudaSuccess;
-    if (e->capture)
-        rc = cudaErrorStreamCaptureUnsupported;
+    cudaError_t rc = event_usable(e);
+    if (rc != cudaSuccess)
+        ;
     else if (e->completed < e->recorded)
         rc = cudaErrorNotReady;
     else
         sim_host_sees(&e->vc);
     sim_unlock();
     if (rc == cudaErrorNotReady) return not_ready();
-    return rc == cudaErrorStreamCaptureUnsupported ? sim_error(rc) : rc;
+    return sim_error(rc);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     if (!e) return sim_error(cudaErrorInvalidResourceHandle);
     sim_lock();
-    if (e->capture) {
+    cudaError_t rc = event_usable(e);
+    if (rc != cudaSuccess) {
         sim_unlock();
-        return sim_error(cudaErrorStreamCaptureUnsupported);
+        return sim_error(rc);
     }
     while (e->completed < e->recorded)
         pthread_cond_wait(&sim.changed, &sim.lock);
@@ -468,14 +505,23 @@ static cudaError_t copy_2d_async(void *dst, size_t dpitch, const void *src, size
         op->acc[op->nacc++] = (cudasim_access){dst, dspan, CUDASIM_WRITE};
         op->acc[op->nacc++] = (cudasim_access){src, sspan, CUDASIM_READ};
     }
-    /* pageable host memory: the call returns only once the copy has read or written it */
-    int pageable = (!sim_is_device(dst, dspan) && !sim_is_pinned(dst, dspan)) ||
-                   (!sim_is_device(src, sspan) && !sim_is_pinned(src, sspan));
+    /* Pageable host memory. A copy into it returns only once done (so once the stream's earlier
+     * work is). A copy out of it to the device stages the source at the call, so the caller may
+     * reuse it at once, and returns without waiting for anything: neither the stream's earlier
+     * work nor the copy itself is done, or seen by the host, when it returns. */
+    int pageable_dst = !sim_is_device(dst, dspan) && !sim_is_pinned(dst, dspan);
+    int pageable_src = !sim_is_device(src, sspan) && !sim_is_pinned(src, sspan);
+    if (pageable_src && !pageable_dst && !sync) {
+        char *staged = malloc(sspan);
+        memcpy(staged, src, sspan);
+        op->src = staged;
+        op->staged = 1;
+    }
     sim_site_here(&op->site);
     sim_lock();
     int capturing = s->capture != NULL;
     cudaError_t rc = sim_enqueue(s, op);
-    if (rc == cudaSuccess && (sync || pageable) && !capturing) {
+    if (rc == cudaSuccess && (sync || pageable_dst) && !capturing) {
         sim_wait_stream(s, s->tick);
         sim_host_sees(&s->vc);
     }
@@ -496,7 +542,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 
 /* The legacy default stream, and the host waits for it. */
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind) {
-    if (sim_capturing_thread()) return sim_error(cudaErrorStreamCaptureUnsupported);
+    if (sim_capture_refuses()) return cudaErrorStreamCaptureUnsupported;
     return copy_2d_async(dst, bytes, src, bytes, bytes, 1, kind, NULL, 1);
 }
 
@@ -524,7 +570,7 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
 }
 
 cudaError_t cudaMemset(void *p, int value, size_t bytes) {
-    if (sim_capturing_thread()) return sim_error(cudaErrorStreamCaptureUnsupported);
+    if (sim_capture_refuses()) return cudaErrorStreamCaptureUnsupported;
     return set_async(p, value, bytes, NULL, 1);
 }
 

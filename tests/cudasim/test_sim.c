@@ -4,6 +4,7 @@
  *     test_sim CASE          (mpiexec -n 2 test_sim nccl_* for the NCCL cases) */
 #include <mpi.h>
 #include <nccl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,164 @@ static void capture_rules(void) {
     OK(cudaGraphExecDestroy(x));
 }
 
+/* A host-to-device copy from pageable memory stages the source at the call and returns without
+ * waiting for the stream's earlier work or for itself (on the H200, CUDA 13.0: at once for 4 KB
+ * and 1 MB behind 1 s of work): the host may reuse the buffer at once. */
+static void pageable_copy_returns(void) {
+    static const size_t sizes[] = {4096, 1 << 20};
+    cudaStream_t a, b;
+    char *d, *d2;
+    two_streams(&a, &b);
+    OK(cudaMalloc((void **)&d, 16));
+    OK(cudaMalloc((void **)&d2, 1 << 20));
+    char *h = malloc(1 << 20), *back = malloc(1 << 20);
+    for (int i = 0; i < 2; i++) {
+        size_t n = sizes[i];
+        memset(h, 10 + i, n);
+        fill(a, d, 16, 1, 0.3);
+        double t = now();
+        OK(cudaMemcpyAsync(d2, h, n, cudaMemcpyHostToDevice, a));
+        CHECK(now() - t < 0.15);                         /* the 0.3 s ahead was not waited for */
+        CHECK(cudaStreamQuery(a) == cudaErrorNotReady); /* nor the copy */
+        memset(h, 99, n);                               /* the source was staged at the call */
+        OK(cudaStreamSynchronize(a));
+        OK(cudaMemcpy(back, d2, n, cudaMemcpyDeviceToHost));
+        CHECK(back[0] == 10 + i && back[n - 1] == 10 + i);
+    }
+    free(h);
+    free(back);
+}
+
+static void *query_from_other_thread(void *s) {
+    return (void *)(intptr_t)cudaStreamQuery((cudaStream_t)s);
+}
+
+/* On the thread that began a capture in thread-local or global mode, the potentially unsafe calls
+ * are refused with cudaErrorStreamCaptureUnsupported and invalidate the capture: a query or
+ * synchronise of an event recorded outside it or of a stream not capturing, cudaMallocHost and
+ * cudaFreeHost (so measured on the H200). In thread-local mode another thread may make them; in
+ * global mode no thread may. */
+enum { UNSAFE_EVENT_QUERY, UNSAFE_EVENT_SYNC, UNSAFE_STREAM_QUERY, UNSAFE_STREAM_SYNC,
+       UNSAFE_MALLOC_HOST, UNSAFE_FREE_HOST, UNSAFE_CALLS };
+
+static void capture_thread_rules(void) {
+    static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeThreadLocal,
+                                                       cudaStreamCaptureModeGlobal};
+    cudaStream_t a, b;
+    cudaEvent_t outside;
+    cudaGraph_t g;
+    char *d, *pinned;
+    two_streams(&a, &b);
+    OK(cudaMalloc((void **)&d, BYTES));
+    OK(cudaEventCreateWithFlags(&outside, cudaEventDisableTiming));
+    OK(cudaEventRecord(outside, b));
+    OK(cudaStreamSynchronize(b));
+    for (int m = 0; m < 2; m++)
+        for (int call = 0; call < UNSAFE_CALLS; call++) {
+            void *p = NULL;
+            if (call == UNSAFE_FREE_HOST) OK(cudaMallocHost((void **)&pinned, 64));
+            OK(cudaStreamBeginCapture(a, modes[m]));
+            fill(a, d, 16, 1, 0);
+            cudaError_t e = call == UNSAFE_EVENT_QUERY    ? cudaEventQuery(outside)
+                            : call == UNSAFE_EVENT_SYNC   ? cudaEventSynchronize(outside)
+                            : call == UNSAFE_STREAM_QUERY ? cudaStreamQuery(b)
+                            : call == UNSAFE_STREAM_SYNC  ? cudaStreamSynchronize(b)
+                            : call == UNSAFE_MALLOC_HOST  ? cudaMallocHost(&p, 64)
+                                                          : cudaFreeHost(pinned);
+            if (e != cudaErrorStreamCaptureUnsupported)
+                fprintf(stderr, "mode %d, call %d: %s\n", m, call, cudaGetErrorName(e));
+            CHECK(e == cudaErrorStreamCaptureUnsupported);
+            CHECK(cudaStreamEndCapture(a, &g) == cudaErrorStreamCaptureInvalidated);
+            (void)cudaGetLastError();
+            if (call == UNSAFE_FREE_HOST) OK(cudaFreeHost(pinned));
+        }
+    /* another thread: free in thread-local mode, refused (and the capture spoilt) in global */
+    for (int m = 0; m < 2; m++) {
+        OK(cudaStreamBeginCapture(a, modes[m]));
+        pthread_t t;
+        void *rc;
+        pthread_create(&t, NULL, query_from_other_thread, b);
+        pthread_join(t, &rc);
+        CHECK((cudaError_t)(intptr_t)rc ==
+              (m == 0 ? cudaSuccess : cudaErrorStreamCaptureUnsupported));
+        cudaError_t end = cudaStreamEndCapture(a, &g);
+        CHECK(end == (m == 0 ? cudaSuccess : cudaErrorStreamCaptureInvalidated));
+        if (end == cudaSuccess) OK(cudaGraphDestroy(g));
+        (void)cudaGetLastError();
+    }
+}
+
+/* After the capture ends, an event last recorded inside it is refused by cudaEventQuery,
+ * cudaEventSynchronize and cudaStreamWaitEvent (cudaErrorCapturedEvent) until recorded again. */
+static void event_after_capture(void) {
+    cudaStream_t a, b;
+    cudaEvent_t fork, join;
+    cudaGraph_t g;
+    char *d;
+    two_streams(&a, &b);
+    OK(cudaMalloc((void **)&d, BYTES));
+    OK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    OK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    OK(cudaEventRecord(join, a)); /* a record outside, which the capture's then replaces */
+    OK(cudaStreamSynchronize(a));
+    OK(cudaStreamBeginCapture(a, cudaStreamCaptureModeThreadLocal));
+    OK(cudaEventRecord(fork, a));
+    OK(cudaStreamWaitEvent(b, fork, 0));
+    fill(b, d, 16, 1, 0);
+    OK(cudaEventRecord(join, b));
+    OK(cudaStreamWaitEvent(a, join, 0));
+    OK(cudaStreamEndCapture(a, &g));
+    CHECK(cudaEventQuery(join) == cudaErrorCapturedEvent);
+    CHECK(cudaEventSynchronize(join) == cudaErrorCapturedEvent);
+    CHECK(cudaStreamWaitEvent(b, join, 0) == cudaErrorCapturedEvent);
+    CHECK(cudaStreamWaitEvent(a, fork, 0) == cudaErrorCapturedEvent);
+    (void)cudaGetLastError();
+    OK(cudaEventRecord(join, b)); /* recorded again: usable */
+    OK(cudaStreamWaitEvent(a, join, 0));
+    OK(cudaEventSynchronize(join));
+    OK(cudaEventQuery(join));
+    OK(cudaGraphDestroy(g));
+}
+
+/* cudaStreamDestroy returns at once with work queued; the work still runs. */
+static void destroy_returns(void) {
+    cudaStream_t a, b;
+    cudaEvent_t done;
+    char *d, h[16];
+    two_streams(&a, &b);
+    OK(cudaMalloc((void **)&d, 16));
+    OK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    fill(a, d, 16, 7, 0.3);
+    OK(cudaEventRecord(done, a));
+    double t = now();
+    OK(cudaStreamDestroy(a));
+    CHECK(now() - t < 0.15);
+    CHECK(cudaEventQuery(done) == cudaErrorNotReady);
+    OK(cudaEventSynchronize(done));
+    OK(cudaMemcpy(h, d, 16, cudaMemcpyDeviceToHost));
+    CHECK(h[0] == 7 && h[15] == 7);
+}
+
+/* The launch queue is bounded: behind 0.3 s of work, the calls that fill the queue return at
+ * once and the next one blocks until the device makes room. */
+static void queue_bound(void) {
+    cudaStream_t a, b;
+    cudaEvent_t e;
+    char *d;
+    two_streams(&a, &b);
+    OK(cudaMalloc((void **)&d, 16));
+    OK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    fill(a, d, 16, 1, 0.3);
+    double t = now();
+    for (int i = 0; i < 1000; i++)
+        OK(cudaEventRecord(e, a));
+    CHECK(now() - t < 0.15); /* within the queue: no call waited */
+    for (int i = 0; i < 100; i++)
+        OK(cudaEventRecord(e, a));
+    CHECK(now() - t >= 0.25); /* past it: a call waited for the work ahead */
+    OK(cudaStreamSynchronize(a));
+}
+
 /* ---- cases that must be reported (in a child: exit 66) ----------------------------------- */
 
 /* a write on one stream, a read on another, nothing between: reported even where the write was
@@ -243,6 +402,90 @@ static void nccl_duplicate_gpu(int rank, int nranks) {
     CHECK(strstr(ncclGetLastError(NULL), "Duplicate GPU detected") != NULL);
 }
 
+/* Whether a send or receive was captured into a graph must agree between the peers: a captured
+ * send against an eager receive fails the receiver's communicator (ncclInvalidUsage). */
+static void nccl_captured_eager(int rank, int nranks) {
+    OK(cudaSetDevice(rank));
+    ncclResult_t rc;
+    ncclComm_t c = nccl_comm(nranks, rank, &rc);
+    CHECK(rc == ncclSuccess);
+    cudaStream_t s;
+    OK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, 0));
+    uint64_t *d;
+    OK(cudaMalloc((void **)&d, 64 * sizeof *d));
+    fill(s, d, 64 * sizeof *d, 1, 0);
+    OK(cudaStreamSynchronize(s));
+    if (rank == 0) {
+        cudaGraph_t g;
+        cudaGraphExec_t x;
+        OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        CHECK(ncclSend(d, 64, ncclUint64, 1, c, s) == ncclSuccess);
+        OK(cudaStreamEndCapture(s, &g));
+        OK(cudaGraphInstantiate(&x, g, 0));
+        OK(cudaGraphLaunch(x, s));
+        OK(cudaStreamSynchronize(s));
+    } else {
+        CHECK(ncclRecv(d, 64, ncclUint64, 0, c, s) == ncclSuccess);
+        OK(cudaStreamSynchronize(s));
+        ncclResult_t state;
+        CHECK(ncclCommGetAsyncError(c, &state) == ncclSuccess);
+        CHECK(state == ncclInvalidUsage);
+        CHECK(strstr(ncclGetLastError(c), "graph-captured ncclSend") != NULL);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Teardown is collective: ncclCommFinalize and ncclCommDestroy return once every rank has called
+ * them. A nonblocking communicator answering ncclInProgress takes no call but
+ * ncclCommGetAsyncError and ncclCommAbort (ncclInvalidArgument, NCCL's ncclCommEnsureReady). */
+static void nccl_teardown(int rank, int nranks) {
+    const struct timespec late = {0, 300000000};
+    OK(cudaSetDevice(rank));
+    ncclUniqueId id;
+    if (rank == 0) CHECK(ncclGetUniqueId(&id) == ncclSuccess);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    ncclComm_t c, child = NULL;
+    if (rank == 1) nanosleep(&late, NULL); /* rank 0's init cannot finish before */
+    ncclResult_t rc = ncclCommInitRankConfig(&c, nranks, id, rank, &config);
+    CHECK(rc == ncclInProgress || rc == ncclSuccess);
+    if (rank == 0) CHECK(ncclCommSplit(c, 0, rank, &child, NULL) == ncclInvalidArgument);
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress)
+        CHECK(ncclCommGetAsyncError(c, &state) == ncclSuccess);
+    CHECK(state == ncclSuccess);
+    /* a blocking communicator split off it: finalize and destroy wait for the late rank */
+    ncclConfig_t blocking = NCCL_CONFIG_INITIALIZER;
+    CHECK(ncclCommSplit(c, 0, rank, &child, &blocking) == ncclInProgress);
+    for (state = ncclInProgress; state == ncclInProgress;)
+        CHECK(ncclCommGetAsyncError(c, &state) == ncclSuccess);
+    while (!__atomic_load_n(&child, __ATOMIC_ACQUIRE))
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) nanosleep(&late, NULL);
+    double t = now();
+    CHECK(ncclCommFinalize(child) == ncclSuccess);
+    if (rank == 0) CHECK(now() - t >= 0.25);
+    if (rank == 1) nanosleep(&late, NULL);
+    t = now();
+    CHECK(ncclCommDestroy(child) == ncclSuccess);
+    if (rank == 0) CHECK(now() - t >= 0.25);
+    /* the nonblocking one: in progress until the late rank finalizes too, meanwhile unusable */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) nanosleep(&late, NULL);
+    rc = ncclCommFinalize(c);
+    if (rank == 0) {
+        CHECK(rc == ncclInProgress);
+        CHECK(ncclCommDestroy(c) == ncclInvalidArgument);
+        CHECK(strstr(ncclGetLastError(c), "before the previous operation") != NULL);
+    }
+    for (state = rc; state == ncclInProgress;)
+        CHECK(ncclCommGetAsyncError(c, &state) == ncclSuccess);
+    CHECK(state == ncclSuccess);
+    CHECK(ncclCommDestroy(c) == ncclSuccess);
+}
+
 /* A send completes only once its peer posted the receive; an abort unblocks what waits. */
 static void nccl_blocking(int rank, int nranks) {
     OK(cudaSetDevice(rank));
@@ -287,6 +530,11 @@ static const struct {
     {"timing", timing, 0},
     {"memory", memory, 0},
     {"capture_rules", capture_rules, 0},
+    {"pageable_copy_returns", pageable_copy_returns, 0},
+    {"capture_thread_rules", capture_thread_rules, 0},
+    {"event_after_capture", event_after_capture, 0},
+    {"destroy_returns", destroy_returns, 0},
+    {"queue_bound", queue_bound, 0},
     {"race_two_streams", race_two_streams, 1},
     {"race_later_record", race_later_record, 1},
     {"host_reads_device", host_reads_device, 1},
@@ -318,6 +566,10 @@ int main(int argc, char **argv) {
             nccl_duplicate_gpu(rank, nranks);
         else if (strcmp(argv[1], "nccl_blocking") == 0)
             nccl_blocking(rank, nranks);
+        else if (strcmp(argv[1], "nccl_captured_eager") == 0)
+            nccl_captured_eager(rank, nranks);
+        else if (strcmp(argv[1], "nccl_teardown") == 0)
+            nccl_teardown(rank, nranks);
         else
             CHECK(!"an NCCL case");
         printf("rank %d: %s passed\n", rank, argv[1]);

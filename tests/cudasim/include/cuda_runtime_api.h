@@ -34,6 +34,7 @@ typedef enum cudaError {
     cudaErrorStreamCaptureUnmatched = 903,
     cudaErrorStreamCaptureUnjoined = 904,
     cudaErrorStreamCaptureIsolation = 905,
+    cudaErrorCapturedEvent = 907,
     cudaErrorStreamCaptureWrongThread = 908,
     cudaErrorUnknown = 999
 } cudaError_t;
