@@ -5,8 +5,10 @@ foreach(part ${GOLMPI_CORNER_CASES_PARTS})
   golmpi_io_check(corner_cases_${part} "${GOLMPI_IO_PYTHON}" ${GOLMPI_TEST_DIR}/test_corner_cases.py
     --golmpi $<TARGET_FILE:golmpi> --work ${CMAKE_CURRENT_BINARY_DIR}/corner_cases_${part}
     --part ${part} --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-  set_tests_properties(corner_cases_${part} PROPERTIES PROCESSORS 4 TIMEOUT 600
-    ENVIRONMENT "OMP_NUM_THREADS=1")
+  if(TEST corner_cases_${part}) # not registered without a Python (tests/helpers.cmake)
+    set_tests_properties(corner_cases_${part} PROPERTIES PROCESSORS 4 TIMEOUT 600
+      ENVIRONMENT "OMP_NUM_THREADS=1")
+  endif()
 endforeach()
 
 # Every numeric option of the table refuses white space around its number as it refuses a leading

@@ -32,27 +32,73 @@ endfunction()
 # The Python of the tests, which read HDF5 with h5py and numpy:
 #   GOLMPI_H5PY_PYTHON  the first Python with h5py and numpy, or "" (the tests that cannot run
 #                       without them are then not registered)
-#   GOLMPI_PYTHON       that Python, or any Python 3 found, or "" (golmpi_test PYTHON: skipped)
+#   GOLMPI_PYTHON       that Python, or any Python 3 found, or "" (golmpi_test PYTHON: the test
+#                       is not registered, golmpi_not_registered)
 #   Python3_EXECUTABLE  the same as GOLMPI_PYTHON, for a plain add_test
 find_package(Python3 COMPONENTS Interpreter)
 golmpi_python_with(GOLMPI_H5PY_PYTHON "h5py, numpy")
 if(GOLMPI_H5PY_PYTHON)
   set(Python3_EXECUTABLE ${GOLMPI_H5PY_PYTHON})
-else()
-  message(WARNING "no Python with h5py and numpy (apt-get install python3-h5py): the integration "
-    "tests will fail, the I/O file checks will report skipped and the jobs tests are not "
-    "registered")
+elseif(Python3_EXECUTABLE)
+  # one line, like golmpi_not_registered's; without any Python 3 that line says it all
+  message(STATUS "no Python with h5py and numpy (packages python3-h5py, python3-numpy: "
+    "scripts/deps.sh --test installs them): the integration tests will fail, the I/O file checks "
+    "will report skipped and the jobs tests are not registered")
 endif()
 set(GOLMPI_PYTHON "${Python3_EXECUTABLE}")
 set(GOLMPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# What the tests need beyond golmpi's own build is decided in one place, scripts/deps.txt: each
+# find_package and find_program of the test tree (tests/*.cmake, tests/**/CMakeLists.txt) is a
+# word cmake:NAME of one of its lines, the package that brings it (tests/test_deps_list.py
+# checks). A missing `test` dependency never stops the configure or the build of golmpi (a new
+# user's scripts/run.sh configures with the tests on before scripts/test.sh installs them): the
+# tests that need it are not registered (golmpi_not_registered), and at the end of the configure
+# one line for each such dependency says which tests and why (golmpi_report_not_registered), also
+# written to tests_not_registered.txt in the build tree, which scripts/test.sh counts as a failure.
+file(STRINGS ${PROJECT_SOURCE_DIR}/scripts/deps.txt golmpi_deps_lines REGEX "cmake:")
+set_property(GLOBAL PROPERTY GOLMPI_NOT_REGISTERED_DEPS "")
+
+# golmpi_not_registered(<name> <tests...>): these tests are not registered for want of cmake:<name>
+function(golmpi_not_registered name)
+  get_property(deps GLOBAL PROPERTY GOLMPI_NOT_REGISTERED_DEPS)
+  if(NOT name IN_LIST deps)
+    set_property(GLOBAL APPEND PROPERTY GOLMPI_NOT_REGISTERED_DEPS ${name})
+  endif()
+  set_property(GLOBAL APPEND PROPERTY GOLMPI_NOT_REGISTERED_${name} ${ARGN})
+endfunction()
+
+# golmpi_report_not_registered(): a line for each dependency missing, naming its package from
+# scripts/deps.txt and the tests left out; tests/CMakeLists.txt calls it last
+function(golmpi_report_not_registered)
+  set(report "")
+  get_property(deps GLOBAL PROPERTY GOLMPI_NOT_REGISTERED_DEPS)
+  foreach(name ${deps})
+    set(pkg "no line of scripts/deps.txt names cmake:${name}")
+    foreach(line ${golmpi_deps_lines})
+      if(line MATCHES "^([^ #]+) +([a-z]+) .*cmake:${name}( |$)")
+        string(CONCAT pkg "package ${CMAKE_MATCH_1}, a ${CMAKE_MATCH_2} line of "
+          "scripts/deps.txt: scripts/deps.sh --test installs it")
+        break()
+      endif()
+    endforeach()
+    get_property(tests GLOBAL PROPERTY GOLMPI_NOT_REGISTERED_${name})
+    list(LENGTH tests n)
+    list(JOIN tests " " names)
+    set(line "tests not registered for want of ${name} (${pkg}): ${n}: ${names}")
+    message(STATUS "${line}")
+    string(APPEND report "${line}\n")
+  endforeach()
+  file(WRITE ${PROJECT_BINARY_DIR}/tests_not_registered.txt "${report}")
+endfunction()
 
 # golmpi_test(<name> [PYTHON] [PYTHON_EXE py] [SKIP] [ONE_THREAD] [PROCESSORS n] [TIMEOUT s]
 #             [ENV var=value...] [LABELS l...] [FIXTURES_SETUP f...] [FIXTURES_REQUIRED f...]
 #             COMMAND <cmd...>)
 # One ctest case with the properties given and no others. PYTHON: COMMAND is a script and its
 # arguments, run by GOLMPI_PYTHON (PYTHON_EXE: by that Python, e.g. one with vtk); without any
-# Python the case reports skipped, so a missing Python shows in every summary. SKIP: exit code 77
-# means skipped (the tests say when they use it).
+# Python the case is not registered, and the configure's line for Python3 names it. SKIP: exit
+# code 77 means skipped (the tests say when they use it).
 # ONE_THREAD: OMP_NUM_THREADS=1 first in ENV, unless ENV sets it (MPI cases: one core a rank).
 function(golmpi_test name)
   cmake_parse_arguments(T "PYTHON;SKIP;ONE_THREAD" "PYTHON_EXE;PROCESSORS;TIMEOUT"
@@ -66,8 +112,8 @@ function(golmpi_test name)
   if(T_PYTHON AND T_PYTHON_EXE)
     set(cmd ${T_PYTHON_EXE} ${T_COMMAND})
   elseif(T_PYTHON)
-    set(cmd sh -c "echo 'SKIP: no Python 3 found at configure time'; exit 77")
-    set(T_SKIP TRUE)
+    golmpi_not_registered(Python3 ${name})
+    return()
   endif()
   if(T_ONE_THREAD AND NOT T_ENV MATCHES "(^|;)OMP_NUM_THREADS=")
     list(PREPEND T_ENV "OMP_NUM_THREADS=1")

@@ -10,7 +10,5 @@ endforeach()
 
 # --dry-run on 1 to 4 ranks: the plan's rows, figures that grow with the depth, nothing written;
 # and a grid refused at a deep halo that is admitted at depth 1. About 10 s.
-add_test(NAME cli_dry_run
-  COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/test_dry_run.py "${GOLMPI_MPIEXEC_LINE}"
-          $<TARGET_FILE:golmpi>)
-set_tests_properties(cli_dry_run PROPERTIES PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=1")
+golmpi_test(cli_dry_run PYTHON ONE_THREAD PROCESSORS 2
+  COMMAND ${GOLMPI_TEST_DIR}/test_dry_run.py "${GOLMPI_MPIEXEC_LINE}" $<TARGET_FILE:golmpi>)

@@ -7,12 +7,21 @@
   test_deps_list.py installed SRC   every command and module of scripts/deps.txt is here (what
                                     `scripts/deps.sh --test` installs): exit 1 naming the package
   test_deps_list.py list SRC        the commands and modules found in the sources, and where
+  test_deps_list.py finds-mutant SRC   the finds' check (part of `sources`) fails on a copy of
+                                    the test tree with an unlisted find_package and a REQUIRED
+                                    find_package of a `test` package put in
 
 The commands are read from the sources, not run: in shell, the first word of each simple command
 (after the wrappers sudo, env, timeout, exec, nohup, time), outside quotes (a `bash -c '...'` and a
 "$(...)" are code); in Python, the first word of a literal argument list (`run(["mount", ...])`)
 and `shutil.which("x")`; in CMake, the first word after COMMAND and the bracketed shell scripts.
 Python modules are those imported that are neither the standard library's nor the tests' own.
+
+`sources` also checks the test tree's CMake (tests/*.cmake, tests/**/CMakeLists.txt): every
+find_package(NAME) and find_program(NAME ...) is a word cmake:NAME of scripts/deps.txt (a
+find_program may instead look for a command listed there), and REQUIRED only where that line is a
+`run` package: a missing `test` package must never stop the configure of golmpi, which a new
+user's scripts/run.sh does with the tests on before scripts/test.sh installs them.
 """
 import os
 import re
@@ -285,6 +294,86 @@ def cmake_commands(text):
     return found
 
 
+# The test tree's finds -------------------------------------------------------------------------
+
+FIND = re.compile(r"\b(find_package|find_program)\s*\(([^)]*)\)", re.I)
+# the words that end find_program's NAMES list
+FIND_KEYWORDS = {"NAMES_PER_DIR", "HINTS", "PATHS", "PATH_SUFFIXES", "DOC", "REQUIRED",
+                 "NO_DEFAULT_PATH", "NO_CACHE", "VALIDATOR", "ENV"}
+
+
+def test_cmake_files(src):
+    """tests/*.cmake, tests/CMakeLists.txt and every tests/**/CMakeLists.txt"""
+    tests = os.path.join(src, "tests")
+    files = sorted(os.path.join("tests", f) for f in os.listdir(tests) if f.endswith(".cmake"))
+    for d, _, fs in os.walk(tests):
+        if "CMakeLists.txt" in fs:
+            files.append(os.path.relpath(os.path.join(d, "CMakeLists.txt"), src))
+    return files
+
+
+def check_finds(src, words):
+    """the failures of the test tree's find_package/find_program against scripts/deps.txt"""
+    failures, seen = [], set()
+    for rel in test_cmake_files(src):
+        with open(os.path.join(src, rel)) as f:
+            text = re.sub(r"(?m)#.*$", "", f.read())
+        for m in FIND.finditer(text):
+            where = f"{rel}:{text.count(chr(10), 0, m.start()) + 1}"
+            args = m.group(2).split()
+            if not args:
+                continue
+            name, call = args[0], m.group(1).lower()
+            seen.add(name)
+            entry = words.get("cmake:" + name)
+            if entry is None and call == "find_program":
+                names = args[args.index("NAMES") + 1:] if "NAMES" in args else args[1:2]
+                for n in names:
+                    if n in FIND_KEYWORDS:
+                        break
+                    if n in words and words[n][1] != "base":
+                        entry = words[n]
+                        break
+            if entry is None:
+                failures.append(f"FAIL: {call}({name}) ({where}) is in no line of "
+                                f"scripts/deps.txt: add cmake:{name} to its package's line")
+            elif "REQUIRED" in args and entry[1] != "run":
+                failures.append(f"FAIL: {call}({name} ... REQUIRED) ({where}) stops the configure "
+                                f"without {entry[0]}, a `{entry[1]}` package: leave the tests that "
+                                "need it unregistered instead (golmpi_not_registered)")
+    for w, (pkg, _) in sorted(words.items()):
+        if w.startswith("cmake:") and w[6:] not in seen:
+            failures.append(f"FAIL: scripts/deps.txt lists {w} ({pkg}), which no find_package or "
+                            "find_program of the test tree looks for")
+    return failures
+
+
+def finds_mutant(src):
+    """check_finds on a copy of the test tree's CMake with two faults put in: each must fail"""
+    import tempfile
+    words = read_list(src)
+    with tempfile.TemporaryDirectory() as tmp:
+        for rel in test_cmake_files(src):
+            os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
+            shutil.copy(os.path.join(src, rel), os.path.join(tmp, rel))
+        with open(os.path.join(tmp, "tests", "halo.cmake"), "a") as f:
+            f.write("find_package(Python3 COMPONENTS Interpreter REQUIRED)\n"
+                    "find_package(GolmpiNoSuchPackage)\n")
+        if check_finds(src, words):
+            print("FAIL: the tree's own finds fail the check (run `sources`)")
+            return 1
+        failures = check_finds(tmp, words)
+    print("\n".join(failures))
+    want = ["find_package(Python3 ... REQUIRED) (tests/halo.cmake", "find_package(GolmpiNoSuchPackage)"]
+    lost = [w for w in want if not any(w in f for f in failures)]
+    for w in lost:
+        print(f"FAIL: the check did not report {w}")
+    if lost:
+        return 1
+    print("PASS: an unlisted find_package and a REQUIRED test package each fail the check")
+    return 0
+
+
 # The sources -----------------------------------------------------------------------------------
 
 def sources(src):
@@ -347,9 +436,11 @@ def found_in(src):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("sources", "installed", "list"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("sources", "installed", "list", "finds-mutant"):
         sys.exit(__doc__)
     mode, src = sys.argv[1], sys.argv[2]
+    if mode == "finds-mutant":
+        return finds_mutant(src)
     words = read_list(src)
     if mode == "list":
         for word, where in sorted(found_in(src).items()):
@@ -362,16 +453,20 @@ def main():
         # a word found only through a variable ("$clang", "$pip") is still named in the sources
         def named(w):
             return re.search(r"(?<![\w.-])" + re.escape(w.removeprefix("py:")) + r"(?![\w-])", texts)
-        unnamed = sorted(w for w in words if not named(w))
+        # a cmake: word is checked against the finds below
+        unnamed = sorted(w for w in words if not w.startswith("cmake:") and not named(w))
+        finds = check_finds(src, words)
         for word in unlisted:
             where = ", ".join(hits[word][:3])
             print(f"FAIL: {word} is called ({where}) but not in scripts/deps.txt")
         for word in unnamed:
             print(f"FAIL: scripts/deps.txt lists {word} ({words[word][0]}), which no source names")
-        if unlisted or unnamed:
+        for f in finds:
+            print(f)
+        if unlisted or unnamed or finds:
             return 1
         print(f"PASS: the {len(hits)} commands and modules the sources call are in "
-              "scripts/deps.txt")
+              "scripts/deps.txt, and the test tree's finds in its lines")
         return 0
     # installed: Debian keeps some programs in sbin, which a user's PATH may lack; apt's Python
     # modules are those of /usr/bin/python3, which a pyenv or venv python3 on PATH may hide
@@ -379,7 +474,8 @@ def main():
     python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
     missing, n = {}, 0
     for word, (pkg, when) in sorted(words.items()):
-        if when == "gpu":
+        # a cmake: word is found by the configure, which says so when it is not
+        if when == "gpu" or word.startswith("cmake:"):
             continue
         n += 1
         if word.startswith("py:"):
