@@ -71,6 +71,52 @@ with_defaults() { # with_defaults OPT VALUE ... -- : `golmpi` += the defaults th
     golmpi+=("${user_args[@]}")
 }
 
+# ---- MPS: ranks that share a GPU run side by side only under NVIDIA's Multi-Process Service;
+# without it they take turns on the GPU, 4-17x slower (docs/GPU.md, "Ranks sharing a GPU"). When
+# a node's ranks outnumber the GPUs they see and nvidia-cuda-mps-control exists, the script starts
+# the MPS control daemon there, unless one already runs, and after the run stops only a daemon it
+# started. GOLMPI_MPS=0: never (GOLMPI_MPS=auto, the default: as said).
+: "${GOLMPI_MPS:=auto}"
+gpus_seen() { # the GPUs a rank sees: CUDA_VISIBLE_DEVICES's list, else nvidia-smi's (0: none)
+    local ids=()
+    if [[ -n "${CUDA_VISIBLE_DEVICES+set}" ]]; then
+        IFS=, read -ra ids <<<"$CUDA_VISIBLE_DEVICES"
+        echo "${#ids[@]}"
+    elif command -v nvidia-smi >/dev/null; then
+        nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true
+    else
+        echo 0
+    fi
+}
+mps_running() { # a control daemon answers on its socket, as golmpi itself asks (kernels/device.c)
+    [[ -S "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ]] &&
+        echo get_server_list | timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
+}
+mps_started=0
+mps_start() { # mps_start RANKS BACKEND: MPS on this node for RANKS ranks of golmpi's BACKEND
+    local gpus
+    [[ "$GOLMPI_MPS" != 0 && "$2" != cpu ]] || return 0
+    command -v nvidia-cuda-mps-control >/dev/null || return 0
+    gpus=$(gpus_seen)
+    ((gpus > 0 && $1 > gpus)) || return 0
+    if mps_running; then
+        echo "golmpi job: $1 ranks on $gpus GPU(s); an MPS control daemon already runs"
+        return 0
+    fi
+    echo "golmpi job: $1 ranks on $gpus GPU(s): starting MPS (nvidia-cuda-mps-control -d)"
+    if nvidia-cuda-mps-control -d; then
+        mps_started=1
+    else
+        echo "golmpi job: nvidia-cuda-mps-control -d failed; the ranks take turns on the GPUs" >&2
+    fi
+}
+mps_stop() { # only the daemon mps_start started: one that ran before serves others too
+    ((mps_started == 1)) || return 0
+    mps_started=0
+    echo "golmpi job: stopping the MPS control daemon it started (echo quit | nvidia-cuda-mps-control)"
+    echo quit | nvidia-cuda-mps-control || echo "golmpi job: stopping MPS failed" >&2
+}
+
 # ---- settings: environment variables, with defaults ----------------------------------------
 # A short run: a timeline of a few chunks says everything, and reports of long runs get huge.
 : "${GOLMPI_BIN:=golmpi}"
@@ -155,8 +201,15 @@ for exe in "$GOLMPI_NSYS" "$GOLMPI_BIN"; do
     fi
 done
 mkdir -p "$GOLMPI_NSYS_DIR" "$(dirname "$GOLMPI_OUTPUT")"
+# MPS where the node's ranks outnumber its GPUs (a profile under MPS shows the ranks' kernels side
+# by side); stopped after the run, and by the EXIT trap on any other way out
+trap mps_stop EXIT
+nodes=${SLURM_JOB_NUM_NODES:-1}
+mps_start "$(((${SLURM_NTASKS:-$GOLMPI_RANKS} + nodes - 1) / nodes))" \
+    "$(user_value --backend || echo "$GOLMPI_BACKEND")"
 rc=0
 "${cmd[@]}" || rc=$?
+mps_stop
 echo "exit code $rc; reports: $GOLMPI_NSYS_DIR/golmpi.<rank>.nsys-rep"
 echo "open them together: nsys-ui $GOLMPI_NSYS_DIR/golmpi.*.nsys-rep  (multi-report view)"
 echo "or: nsys recipe nccl_gpu_overlap_trace --input $GOLMPI_NSYS_DIR"

@@ -46,7 +46,7 @@ endif()
 
 # The job scripts: shell syntax, and a real local run through jobs/run_local.sh.
 add_test(NAME jobs_scripts_syntax
-  COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh \"$0\"/tests/test_cluster.sh \"$0\"/tests/test_cluster_faults.sh \"$0\"/tests/cluster/cluster.sh \"$0\"/tests/cluster/uncut.sh \"$0\"/tests/test_launcher_watch.sh; do bash -n \"$f\" || exit 1; done"
+  COMMAND bash -c "for f in \"$0\"/jobs/*.sh \"$0\"/jobs/*.sbatch \"$0\"/tests/test_slurm.sh \"$0\"/tests/test_cluster.sh \"$0\"/tests/test_cluster_faults.sh \"$0\"/tests/cluster/cluster.sh \"$0\"/tests/cluster/uncut.sh \"$0\"/tests/test_launcher_watch.sh \"$0\"/tests/test_jobs_mps.sh; do bash -n \"$f\" || exit 1; done"
           ${PROJECT_SOURCE_DIR})
 # The Slurm scripts end a launcher that outlives its ranks, with the code from the output's log
 # when the launcher does not report it (a stand-in mpirun; neither MPI nor Slurm needed).
@@ -54,6 +54,13 @@ add_test(NAME jobs_launcher_watch
   COMMAND bash ${GOLMPI_TEST_DIR}/test_launcher_watch.sh ${PROJECT_SOURCE_DIR}/jobs/slurm_cpu.sbatch
           ${PROJECT_SOURCE_DIR}/jobs/slurm_multinode.sbatch ${PROJECT_SOURCE_DIR}/jobs/slurm_node_4gpu.sbatch)
 set_tests_properties(jobs_launcher_watch PROPERTIES TIMEOUT 300)
+# The GPU job scripts start MPS when a node's ranks outnumber its GPUs and stop only a daemon they
+# started (stand-in nvidia-smi, nvidia-cuda-mps-control, mpirun and srun; no GPU, MPI or Slurm).
+add_test(NAME jobs_mps
+  COMMAND bash ${GOLMPI_TEST_DIR}/test_jobs_mps.sh ${PROJECT_SOURCE_DIR}/jobs/run_local.sh
+          ${PROJECT_SOURCE_DIR}/jobs/slurm_node_4gpu.sbatch ${PROJECT_SOURCE_DIR}/jobs/slurm_multinode.sbatch
+          ${PROJECT_SOURCE_DIR}/jobs/scaling.sbatch ${PROJECT_SOURCE_DIR}/jobs/nsys_profile.sh)
+set_tests_properties(jobs_mps PROPERTIES TIMEOUT 300)
 if(GOLMPI_H5PY_PYTHON)
   add_test(NAME jobs_run_local
     COMMAND bash ${GOLMPI_TEST_DIR}/slurm/run_local_check.sh)
