@@ -22,6 +22,7 @@
 #               CPU backend): 1 rank with NCCL (periodic self-exchange), 1-4 ranks with --halo mpi
 #               on the one GPU, odd sizes, both boundaries, two rules, u8 and packed, graphs on/off
 #   nccl_multi  2-4 ranks with NCCL on the one GPU when NCCL >= 2.30 (NCCL_MULTI_RANK_GPU_ENABLE=1)
+#               found: golmpi's, or GPU_CHECK_NCCL's
 #   bench       bench/gpu_bench.sh: cell updates/s at 16384^2 and 65536^2 (BENCH_SIZES), rated
 #               against the bounds measured above
 #   sanitize    compute-sanitizer memcheck, racecheck and synccheck on small runs
@@ -29,9 +30,15 @@
 # Environment: MPIEXEC (launcher; default mpiexec, else mpirun, on PATH), GOLMPI_PYTHON (a python3
 # with h5py and numpy; default the first of python3 on PATH and /usr/bin/python3 that has them),
 # COMPUTE_SANITIZER, BENCH_SIZES ("16384 65536"), BENCH_TARGET (s per timed run, 1.5), JOBS (the
-# cores, at most 16); GPU_CHECK_BUDGET (540 s: the bound of the whole run, which the parts' limits
+# cores, at most 16); GPU_CHECK_NCCL (a directory holding the libnccl.so.2 golmpi is to load, or
+# whose lib/ does: put first on LD_LIBRARY_PATH, which golmpi's RUNPATH yields to; an NCCL 2.30 or
+# later there runs nccl_multi); GPU_CHECK_BUDGET (540 s: the bound of the whole run, which the parts' limits
 # share); GPU_CHECK_PROBE_S (30: golmpi's probe); GPU_CHECK_NO_PROBE=1 runs the parts even where
 # golmpi finds no GPU (to test this script: every GPU part must then fail).
+# The parts whose ranks share the GPU (frames, nccl_multi, bench) run under MPS, the way a user
+# should run them (docs/GPU.md): the check starts the MPS control daemon before the first of them
+# when nvidia-cuda-mps-control exists and none runs, and stops it after the last (and on any exit)
+# only if it started it; ctest and sanitize run without MPS, ranks taking turns on the GPU.
 # On a machine with only the driver: carry the source and build trees and the packages of
 # `scripts/carry.sh download DIR build/golmpi build/tools/golmpi-render` (made on the Debian 12
 # machine that built them), run `DIR/carry.sh install DIR` as root, then this script.
@@ -82,7 +89,12 @@ if [[ -n $report ]]; then
   report=$(cd "$(dirname "$report")" && pwd)/$(basename "$report")
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")
-((keep)) || trap 'rm -rf "$work"' EXIT
+# at any exit: the MPS daemon this script started (mps_stop, below) stopped, the work removed
+on_exit() {
+  ((${MPS_STARTED:-0} == 0)) || mps_stop
+  ((keep)) || rm -rf "$work"
+}
+trap on_exit EXIT
 [[ $(id -u) == 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Several mpiexec jobs run at once (ctest -j, the frames cases): Open MPI would bind each job's
 # ranks to the same first cores.
@@ -95,6 +107,24 @@ cache() { sed -n "s|^$1:[A-Z]*=||p" "$build/CMakeCache.txt" | head -1; }
 # Libraries golmpi does not find through its RUNPATH or the loader's cache: NCCL and the CUDA
 # runtime from a pip wheel or a CUDA toolkit go on LD_LIBRARY_PATH (mpiexec passes it on). Says,
 # in one message, which libraries are still missing and where each kind comes from.
+# GPU_CHECK_NCCL=DIR: the NCCL in DIR (or DIR/lib) first on LD_LIBRARY_PATH, and golmpi must load
+# it from there (a directory without libnccl.so.2, or one golmpi's loader passes over, is a problem)
+use_nccl_dir() {
+  local dir=${GPU_CHECK_NCCL:-} got
+  [[ -n $dir ]] || return 0
+  [[ -e $dir/libnccl.so.2 ]] || { [[ -e $dir/lib/libnccl.so.2 ]] && dir=$dir/lib; }
+  if [[ ! -e $dir/libnccl.so.2 ]]; then
+    PROBLEMS+=("GPU_CHECK_NCCL=$GPU_CHECK_NCCL: no libnccl.so.2 there or in its lib/")
+    return 0
+  fi
+  dir=$(cd "$dir" && pwd)
+  export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  got=$(ldd "$golmpi" 2>/dev/null | awk '$1 ~ /^libnccl/ { print $3 }')
+  [[ $(dirname "$got") == "$dir" ]] ||
+    PROBLEMS+=("GPU_CHECK_NCCL=$GPU_CHECK_NCCL: golmpi still loads NCCL from ${got:-nowhere}, not $dir")
+  say "NCCL from $dir (GPU_CHECK_NCCL)"
+}
+
 find_libs() {
   local missing lib dir found from_debs=() from_cuda=() msg
   missing=$(ldd "$golmpi" 2>/dev/null | awk '$3 == "not" { print $1 }')
@@ -497,6 +527,49 @@ part_sanitize() {
   run_cases sanitize "$work/sanitize.cases" 3 "${LIMIT[sanitize]}" 'SUMMARY'
 }
 
+# MPS ------------------------------------------------------------------------------------------
+# The parts in MPS_PARTS run with the MPS control daemon up (several ranks share the one GPU):
+# started before the first of them unless one runs or nvidia-cuda-mps-control is missing, stopped
+# before any other part and at exit, only when this script started it. MPS_TEXT: what happened.
+MPS_PARTS=" frames nccl_multi bench " MPS_STARTED=0 MPS_DECIDED=0
+MPS_TEXT="not needed by the parts run"
+
+mps_running() { # a daemon answers on its control socket (the socket golmpi itself asks)
+  [[ -S "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ]] &&
+    echo get_server_list | timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
+}
+
+mps_for_part() { # mps_for_part PART: MPS up for the parts that share the GPU, down for the rest
+  if [[ $MPS_PARTS != *" $1 "* ]]; then
+    mps_stop
+    MPS_DECIDED=0
+    return 0
+  fi
+  ((MPS_DECIDED)) && return 0
+  MPS_DECIDED=1
+  if ! command -v nvidia-cuda-mps-control >/dev/null; then
+    MPS_TEXT="not available (no nvidia-cuda-mps-control): ranks on the GPU took turns"
+  elif ((dry)); then
+    echo "nvidia-cuda-mps-control -d   (unless a daemon runs; echo quit | nvidia-cuda-mps-control after)" >&2
+    MPS_TEXT="dry run: started unless a daemon runs, stopped after"
+  elif mps_running; then
+    MPS_TEXT="a daemon already ran (left running)"
+  elif nvidia-cuda-mps-control -d; then
+    MPS_STARTED=1 MPS_TEXT="started by this check, stopped after"
+    say "MPS started (nvidia-cuda-mps-control -d)"
+  else
+    MPS_TEXT="nvidia-cuda-mps-control -d failed: ranks on the GPU took turns"
+    say "$MPS_TEXT"
+  fi
+}
+
+mps_stop() {
+  ((MPS_STARTED)) || return 0
+  MPS_STARTED=0
+  echo quit | nvidia-cuda-mps-control >/dev/null || say "stopping MPS failed"
+  say "MPS stopped (echo quit | nvidia-cuda-mps-control)"
+}
+
 # Main ------------------------------------------------------------------------------------------
 
 declare -A TITLE=([env]="Machine and libraries" [ctest]="GPU ctest cases"
@@ -508,6 +581,7 @@ SUMMARY=() FAILED=()
 run_part() {
   local part=$1 t0=$SECONDS rc verdict
   say "$part (limit ${LIMIT[$part]} s)"
+  mps_for_part "$part"
   "part_$part" >"$work/section_$part.md"
   rc=$?
   case $rc in 0) verdict=PASS ;; 10) verdict="not run (see below)" ;; *) verdict=FAIL ;; esac
@@ -538,6 +612,8 @@ write_report() {
   echo "| part | result | s | limit s | work estimated s |"
   echo "| --- | --- | --- | --- | --- |"
   printf '%s\n' "${SUMMARY[@]}"
+  echo
+  echo "MPS for the parts whose ranks share the GPU (frames, nccl_multi, bench): $MPS_TEXT."
   for part in "${PARTS[@]}"; do
     printf '\n## %s\n\n' "${TITLE[$part]}"
     cat "$work/section_$part.md"
@@ -611,6 +687,7 @@ DIR/carry.sh install DIR with the packages of scripts/carry.sh download)")
   CTEST=$(cache CMAKE_CTEST_COMMAND)
   [[ -x $CTEST ]] || CTEST=$(command -v ctest) ||
     PROBLEMS+=("no ctest on PATH (pip install cmake gives one)")
+  use_nccl_dir
   find_libs
   if [[ " ${PARTS[*]} " == *" env "* || " ${PARTS[*]} " == *" bench "* ]]; then
     if [[ ! -x $BOUNDS_TOOL ]]; then
@@ -707,6 +784,7 @@ fi
 measure_bounds
 
 for part in "${PARTS[@]}"; do run_part "$part"; done
+mps_stop
 if [[ -n $report ]]; then write_report >"$report"; say "report: $report"; else write_report; fi
 ((keep)) && say "work directory kept: $work"
 ((${#FAILED[@]} == 0))
