@@ -1,19 +1,26 @@
-# The simulated GPU's own tests (GOLMPI_CUDA_SIM=ON builds only; docs/GPU.md). Its runs of the CUDA
+# The simulated GPU's own tests (GOLMPI_CUDA_SIM=ON builds; docs/GPU.md). Its runs of the CUDA
 # backend are the CUDA tests of the other areas, under schedule seeds here; this area adds the
 # proof that it catches what it must: golmpi built with one ordering of its CUDA path taken out
 # (a mutant: one source file rewritten by cudasim/mutate.py, linked before golmpi_core so that its
 # object replaces the original) fails, and golmpi passes, in the same run (test_mutation.py).
+
+# The simulator's strict rules against the runtime, call by call (cudasim/gpu_rules.cu): in the
+# CUDA build against NVIDIA's runtime on a real GPU (exit 77 without one), in the simulated build
+# against the simulator (cudasim_gpu_rules below), one table for both.
+if(GOLMPI_ENABLE_CUDA)
+  find_package(Threads REQUIRED)
+  add_executable(test_gpu_rules ${GOLMPI_TEST_DIR}/cudasim/gpu_rules.cu)
+  target_link_libraries(test_gpu_rules PRIVATE CUDA::cudart Threads::Threads)
+  add_test(NAME cuda_sim_rules COMMAND test_gpu_rules)
+  set_tests_properties(cuda_sim_rules PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS gpu)
+endif()
+
 if(NOT GOLMPI_CUDA_SIM)
   return()
 endif()
 
 # golmpi_mutant(<name> <source> <find> <replace> [<find> <replace>...]): golmpi_mut_<name>.
-# Python writes the mutant's source at build time: without a Python (tests/helpers.cmake looked
-# for it) there is no mutant, and golmpi_mutation_test's golmpi_test registers none of its tests.
 function(golmpi_mutant name source)
-  if(NOT Python3_EXECUTABLE)
-    return()
-  endif()
   set(out ${CMAKE_CURRENT_BINARY_DIR}/mutants/${name}/${source})
   add_custom_command(OUTPUT ${out}
     COMMAND ${Python3_EXECUTABLE} ${GOLMPI_TEST_DIR}/cudasim/mutate.py
@@ -35,6 +42,8 @@ function(golmpi_mutation_test name mutant)
             --mutant $<TARGET_FILE:golmpi_mut_${mutant}> --ranks ${T_RANKS} --seeds ${T_SEEDS}
             ${T_ARGS} --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
 endfunction()
+
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
 
 # The simulator against the semantics it claims: order, timing, memory, capture rules, and what it
 # must report (a race the schedule hides, a wait on a later record, a host dereference of device
@@ -60,6 +69,16 @@ golmpi_mpi_test(NAME cudasim_nccl_teardown RANKS 2 COMMAND $<TARGET_FILE:test_si
 set_tests_properties(cudasim_nccl_blocking cudasim_nccl_duplicate_gpu cudasim_nccl_captured_eager
   cudasim_nccl_teardown PROPERTIES TIMEOUT 60 LABELS "gpu;sim")
 set_property(TEST cudasim_nccl_duplicate_gpu APPEND PROPERTY ENVIRONMENT GOLMPI_SIM_DEVICES=1)
+
+# The same rules as the GPU's test cuda_sim_rules, against the simulator: built as host C++ with
+# the simulator's door for a kernel (as cmake/cuda_sim.cmake builds golmpi's .cu files).
+set_source_files_properties(${GOLMPI_TEST_DIR}/cudasim/gpu_rules.cu PROPERTIES LANGUAGE CXX
+  COMPILE_OPTIONS "-xc++")
+add_executable(test_gpu_rules ${GOLMPI_TEST_DIR}/cudasim/gpu_rules.cu)
+target_compile_definitions(test_gpu_rules PRIVATE GOLMPI_CUDA_SIM)
+target_link_libraries(test_gpu_rules PRIVATE cudasim)
+add_test(NAME cudasim_gpu_rules COMMAND test_gpu_rules)
+set_tests_properties(cudasim_gpu_rules PROPERTIES TIMEOUT 60 LABELS "gpu;sim")
 
 # The CUDA backend against the CPU's, byte for byte (tests/test_cuda_vs_cpu.c: sizes, boundaries,
 # rules, NCCL with and without graphs, MPI), at every halo depth from 1 to 8 on 2 ranks and at 3
@@ -131,3 +150,41 @@ golmpi_mutation_test(staged_sync staged_sync RANKS 2
   ARGS --width 4096 --height 40 --steps 16 --save-every 8 --seed 5 --halo mpi --halo-depth 8)
 golmpi_mutation_test(nccl_recv_order nccl_recv_order RANKS 3 ARGS ${small} --save-every 3
   --halo nccl)
+
+# Where the simulated GPU is as strict as a real one (docs/GPU.md), each caught only since:
+# the fork before a load's exchange: a pageable copy to the device no longer orders the stream
+golmpi_mutant(load_fork kernels/backend_cuda.c
+  "const char *what) {\\n    fork_comm(cb)\\x3b\\n" "const char *what) {\\n")
+# a wait inside the capture, on a stream outside it: refused on the capturing thread
+golmpi_mutant(capture_wait kernels/backend_cuda.c
+  "    fork_comm(cb)\\x3b\\n    if (split.edges)"
+  "    wait_stream(cb, cb->comm, \"the comm stream\")\\x3b\\n    fork_comm(cb)\\x3b\\n    if (split.edges)")
+# the watchdog's bound on the generations queued: the host fills the launch queue and blocks
+golmpi_mutant(watch_bound kernels/cuda_watch.c
+  "    if (back >= w->marks_done)\\n" "    if (0)\\n")
+# rank 0 runs every pass eagerly while its peers replay the captured graph
+golmpi_mutant(graph_eager kernels/backend_cuda.c
+  "halo_capturable(cb->halo) && cb->depth == 1)"
+  "halo_capturable(cb->halo) && cb->depth == 1 && cb->slab.rank != 0)")
+# the nonblocking communicator destroyed while its finalize is still in progress
+golmpi_mutant(finalize_wait halo/halo_nccl.c
+  "        if (rc == ncclInProgress)\\n            wait_ready(h, h->init, \"ncclCommFinalize\")\\x3b\\n        else\\n            NCCL_CHECK(rc)\\x3b\\n"
+  "        if (rc != ncclInProgress) NCCL_CHECK(rc)\\x3b\\n")
+
+golmpi_mutation_test(load_fork load_fork RANKS 2 ARGS --pattern ${GOLMPI_TEST_DIR}/patterns/gosper.rle
+  --width 131 --height 37 --steps 24 --save-every 3 --halo nccl --halo-depth 2)
+golmpi_mutation_test(capture_wait capture_wait RANKS 1 ARGS ${small} --save-every 3 --halo nccl
+  --halo-depth 1)
+golmpi_mutation_test(graph_eager graph_eager RANKS 2 ARGS ${small} --save-every 3 --halo nccl
+  --halo-depth 1)
+golmpi_mutation_test(finalize_wait finalize_wait RANKS 2 ARGS ${small} --save-every 3 --halo nccl)
+# rank 1's device stops: with the bound every rank ends within --timeout + 5 s (cudasim_faults);
+# without it, the case must miss that deadline (the ranks block in a full launch queue)
+if(TARGET golmpi_mut_watch_bound)
+  golmpi_test(cudasim_mutation_watch_bound PYTHON ONE_THREAD PROCESSORS 3 TIMEOUT 120
+    LABELS "gpu;sim" COMMAND ${GOLMPI_TEST_DIR}/test_sim_faults.py
+    --golmpi $<TARGET_FILE:golmpi_mut_watch_bound> --cases device-nccl
+    --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(cudasim_mutation_watch_bound PROPERTIES
+    PASS_REGULAR_EXPRESSION "device-nccl: [0-9.]+ s after the fault, still running")
+endif()

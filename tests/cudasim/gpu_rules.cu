@@ -1,0 +1,269 @@
+/* The simulated GPU's strict rules against the runtime this program is built with, call by call
+ * (docs/GPU.md, "the simulated GPU"): built with nvcc it checks NVIDIA's runtime on a real GPU
+ * (ctest cuda_sim_rules, exit 77 without one); built for the simulator (GOLMPI_CUDA_SIM) it checks
+ * tests/cudasim against the same table (ctest cudasim_gpu_rules). One table for both, so the
+ * simulator and the runtime cannot drift apart unseen: a rule the GPU does not keep fails here
+ * on the GPU, naming the call and the code it returned.
+ *     test_gpu_rules
+ * Exit 0: every rule held; 1: some did not (each printed); 77: no GPU. */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef GOLMPI_CUDA_SIM
+#include "cudasim.h"
+#endif
+
+static int failures;
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One rule: a call's code against the one the rule says. */
+static void expect(const char *rule, cudaError_t got, cudaError_t want) {
+    if (got == want) {
+        printf("ok   %s: %s\n", rule, cudaGetErrorName(got));
+        return;
+    }
+    printf("FAIL %s: %s, the rule says %s\n", rule, cudaGetErrorName(got), cudaGetErrorName(want));
+    failures++;
+}
+
+static void expect_true(const char *rule, int holds, const char *detail) {
+    printf("%s %s: %s\n", holds ? "ok  " : "FAIL", rule, detail);
+    failures += !holds;
+}
+
+/* A setup call that must succeed: without it the rules after it mean nothing. */
+#define SETUP(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            printf("FAIL setup %s: %s\n", #call, cudaGetErrorName(e_));                            \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* ---- work of a known duration on a stream --------------------------------------------------- */
+
+#ifdef GOLMPI_CUDA_SIM
+static void sleep_body(void *arg) {
+    double s = *(const double *)arg;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static void busy(cudaStream_t s, double seconds) {
+    cudasim_access none = {NULL, 0, CUDASIM_READ};
+    SETUP(cudasim_launch(s, "busy", &none, 0, sleep_body, &seconds, sizeof seconds));
+}
+#else
+__global__ void spin_kernel(unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+static void busy(cudaStream_t s, double seconds) {
+    spin_kernel<<<1, 1, 0, s>>>((unsigned long long)(seconds * 1e9));
+    SETUP(cudaGetLastError());
+}
+#endif
+
+enum { BUSY_MS = 500 }; /* the work queued ahead; a call that waited for it takes this long */
+static const double busy_s = BUSY_MS / 1000.0, returned_at_once_s = BUSY_MS / 2000.0;
+
+static cudaStream_t new_stream(void) {
+    cudaStream_t s;
+    SETUP(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, 0));
+    return s;
+}
+
+/* ---- the rules ------------------------------------------------------------------------------ */
+
+/* A host-to-device copy from pageable memory returns without waiting for the stream's earlier
+ * work (nor for itself), having taken the source: the buffer may be reused at once. */
+static void pageable_copy(void) {
+    static const size_t sizes[] = {4096, 1 << 20};
+    cudaStream_t s = new_stream();
+    char *d, *h = (char *)malloc(1 << 20), *back = (char *)malloc(1 << 20);
+    SETUP(cudaMalloc((void **)&d, 1 << 20));
+    for (int i = 0; i < 2; i++) {
+        char rule[128];
+        size_t n = sizes[i];
+        memset(h, 10 + i, n);
+        busy(s, busy_s);
+        double t = now();
+        SETUP(cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s));
+        double took = now() - t;
+        cudaError_t q = cudaStreamQuery(s);
+        memset(h, 99, n);
+        snprintf(rule, sizeof rule, "pageable copy to the device, %zu bytes, returns at once", n);
+        char detail[96];
+        snprintf(detail, sizeof detail, "%.3f s behind %.1f s of work", took, busy_s);
+        expect_true(rule, took < returned_at_once_s, detail);
+        snprintf(rule, sizeof rule, "pageable copy to the device, %zu bytes: stream not done", n);
+        expect(rule, q, cudaErrorNotReady);
+        SETUP(cudaStreamSynchronize(s));
+        SETUP(cudaMemcpy(back, d, n, cudaMemcpyDeviceToHost));
+        snprintf(rule, sizeof rule, "pageable copy to the device, %zu bytes: source taken at the call",
+                 n);
+        expect_true(rule, back[0] == 10 + i && back[n - 1] == 10 + i, "the bytes copied");
+    }
+    SETUP(cudaFree(d));
+    SETUP(cudaStreamDestroy(s));
+    free(h);
+    free(back);
+}
+
+enum unsafe { EVENT_QUERY, EVENT_SYNC, STREAM_QUERY, STREAM_SYNC, MALLOC, MALLOC_HOST, FREE_HOST,
+              UNSAFE_CALLS };
+static const char *const unsafe_names[] = {"cudaEventQuery (event outside the capture)",
+                                           "cudaEventSynchronize (event outside the capture)",
+                                           "cudaStreamQuery (stream not capturing)",
+                                           "cudaStreamSynchronize (stream not capturing)",
+                                           "cudaMalloc", "cudaMallocHost", "cudaFreeHost"};
+
+static void *query_elsewhere(void *s) {
+    return (void *)(intptr_t)cudaStreamQuery((cudaStream_t)s);
+}
+
+/* On the capturing thread (thread-local and global mode) each unsafe call is refused with
+ * cudaErrorStreamCaptureUnsupported and invalidates the capture; another thread may make one in
+ * thread-local mode, not in global mode. */
+static void capture_unsafe_calls(void) {
+    static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeThreadLocal,
+                                                       cudaStreamCaptureModeGlobal};
+    static const char *const mode_names[] = {"thread-local", "global"};
+    cudaStream_t a = new_stream(), b = new_stream();
+    cudaEvent_t outside;
+    cudaGraph_t g;
+    SETUP(cudaEventCreateWithFlags(&outside, cudaEventDisableTiming));
+    SETUP(cudaEventRecord(outside, b));
+    SETUP(cudaStreamSynchronize(b));
+    for (int m = 0; m < 2; m++) {
+        for (int call = 0; call < UNSAFE_CALLS; call++) {
+            char rule[160];
+            void *p = NULL, *pinned = NULL;
+            if (call == FREE_HOST) SETUP(cudaMallocHost(&pinned, 64));
+            SETUP(cudaStreamBeginCapture(a, modes[m]));
+            busy(a, 0.0);
+            cudaError_t e = call == EVENT_QUERY    ? cudaEventQuery(outside)
+                            : call == EVENT_SYNC   ? cudaEventSynchronize(outside)
+                            : call == STREAM_QUERY ? cudaStreamQuery(b)
+                            : call == STREAM_SYNC  ? cudaStreamSynchronize(b)
+                            : call == MALLOC       ? cudaMalloc(&p, 64)
+                            : call == MALLOC_HOST  ? cudaMallocHost(&p, 64)
+                                                   : cudaFreeHost(pinned);
+            snprintf(rule, sizeof rule, "%s capture: %s on the capturing thread", mode_names[m],
+                     unsafe_names[call]);
+            expect(rule, e, cudaErrorStreamCaptureUnsupported);
+            cudaError_t end = cudaStreamEndCapture(a, &g);
+            snprintf(rule, sizeof rule, "%s capture: ended after %s", mode_names[m],
+                     unsafe_names[call]);
+            expect(rule, end, cudaErrorStreamCaptureInvalidated);
+            if (end == cudaSuccess) SETUP(cudaGraphDestroy(g));
+            if (e == cudaSuccess && call == MALLOC) SETUP(cudaFree(p));
+            if (e == cudaSuccess && call == MALLOC_HOST) SETUP(cudaFreeHost(p));
+            if (call == FREE_HOST && e != cudaSuccess) SETUP(cudaFreeHost(pinned));
+            (void)cudaGetLastError();
+        }
+        SETUP(cudaStreamBeginCapture(a, modes[m]));
+        busy(a, 0.0);
+        pthread_t t;
+        void *rc;
+        pthread_create(&t, NULL, query_elsewhere, b);
+        pthread_join(t, &rc);
+        char rule[160];
+        snprintf(rule, sizeof rule, "%s capture: cudaStreamQuery on another thread", mode_names[m]);
+        expect(rule, (cudaError_t)(intptr_t)rc,
+               m == 0 ? cudaSuccess : cudaErrorStreamCaptureUnsupported);
+        cudaError_t end = cudaStreamEndCapture(a, &g);
+        snprintf(rule, sizeof rule, "%s capture: ended after another thread's query",
+                 mode_names[m]);
+        expect(rule, end, m == 0 ? cudaSuccess : cudaErrorStreamCaptureInvalidated);
+        if (end == cudaSuccess) SETUP(cudaGraphDestroy(g));
+        (void)cudaGetLastError();
+    }
+    SETUP(cudaEventDestroy(outside));
+    SETUP(cudaStreamDestroy(a));
+    SETUP(cudaStreamDestroy(b));
+}
+
+/* After the capture ends, an event last recorded inside it is refused until recorded again. */
+static void event_after_capture(void) {
+    cudaStream_t a = new_stream(), b = new_stream();
+    cudaEvent_t fork, join;
+    cudaGraph_t g;
+    SETUP(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    SETUP(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    SETUP(cudaEventRecord(join, a));
+    SETUP(cudaStreamSynchronize(a));
+    SETUP(cudaStreamBeginCapture(a, cudaStreamCaptureModeThreadLocal));
+    SETUP(cudaEventRecord(fork, a));
+    SETUP(cudaStreamWaitEvent(b, fork, 0));
+    busy(b, 0.0);
+    SETUP(cudaEventRecord(join, b));
+    SETUP(cudaStreamWaitEvent(a, join, 0));
+    SETUP(cudaStreamEndCapture(a, &g));
+    expect("event last recorded in an ended capture: cudaEventQuery", cudaEventQuery(join),
+           cudaErrorCapturedEvent);
+    expect("event last recorded in an ended capture: cudaEventSynchronize",
+           cudaEventSynchronize(join), cudaErrorCapturedEvent);
+    expect("event last recorded in an ended capture: cudaStreamWaitEvent",
+           cudaStreamWaitEvent(b, join, 0), cudaErrorCapturedEvent);
+    (void)cudaGetLastError();
+    SETUP(cudaEventRecord(join, b));
+    expect("the same event recorded again: cudaStreamWaitEvent", cudaStreamWaitEvent(a, join, 0),
+           cudaSuccess);
+    expect("the same event recorded again: cudaEventSynchronize", cudaEventSynchronize(join),
+           cudaSuccess);
+    SETUP(cudaGraphDestroy(g));
+    SETUP(cudaEventDestroy(fork));
+    SETUP(cudaEventDestroy(join));
+    SETUP(cudaStreamDestroy(a));
+    SETUP(cudaStreamDestroy(b));
+}
+
+/* cudaStreamDestroy returns at once with work queued; the work still completes. */
+static void destroy_returns(void) {
+    cudaStream_t s = new_stream();
+    cudaEvent_t done;
+    SETUP(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    busy(s, busy_s);
+    SETUP(cudaEventRecord(done, s));
+    double t = now();
+    SETUP(cudaStreamDestroy(s));
+    double took = now() - t;
+    char detail[96];
+    snprintf(detail, sizeof detail, "%.3f s with %.1f s of work queued", took, busy_s);
+    expect_true("cudaStreamDestroy returns at once", took < returned_at_once_s, detail);
+    expect("the destroyed stream's work is not yet done", cudaEventQuery(done), cudaErrorNotReady);
+    expect("the destroyed stream's work completes", cudaEventSynchronize(done), cudaSuccess);
+    SETUP(cudaEventDestroy(done));
+}
+
+int main(void) {
+    int n = 0;
+    /* unchecked: without a driver it fails, which means no GPU here */
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    SETUP(cudaSetDevice(0));
+    pageable_copy();
+    capture_unsafe_calls();
+    event_after_capture();
+    destroy_returns();
+    printf("%s: %d rule(s) not kept\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
