@@ -10,18 +10,26 @@
 # loads; 2-rank CPU runs under the carried mpirun whose frames the root's h5py checks against
 # tests/reference.py.
 #
-# A new user's machine: a bare root (nothing but minbase) and the source tree. Inside it:
-# scripts/deps.sh, then every `run` and base command of scripts/deps.txt is found, and the
-# README's quick start (scripts/run.sh with a small job, source env.sh) puts golmpi, golmpi-render
-# and golmpi-view on PATH and `man golmpi` works; scripts/deps.sh --test, then every command and
-# Python module of scripts/deps.txt is found (tests/test_deps_list.py installed) and the tests
-# configure with nothing reported missing. The packages come from Debian's registry each time.
+# A new user's machine: a bare root (minbase, and sudo as a fresh cloud machine has it), a user
+# who is not root with sudo, and a copy of the source tree as that user's. As that user, in one
+# shell, the README's fenced blocks as printed, read from under its markers and run unchanged:
+# the quick start (scripts/run.sh: its packages, the build with the tests on, the main job
+# mpirun -n 4 golmpi --size 16384, 1000 generations, 1.3 GiB; then source env.sh), then
+# golmpi, golmpi-render and golmpi-view on PATH and `man golmpi`, then the Gosper gun example
+# (examples-gun) from another directory. The quick start's last line, bash scripts/test.sh, is
+# left out (the whole suite: most of CI's time); its first steps are rehearsed instead:
+# scripts/deps.sh --test, every command and Python module of scripts/deps.txt found
+# (tests/test_deps_list.py installed), and its configure of build/, the tree run.sh configured,
+# with nothing reported missing. The packages come from Debian's registry each time.
 #
 #   tests/rehearsal.sh run SRC BUILD       the GPU session; exit 0 when every step passed
 #   tests/rehearsal.sh missing SRC BUILD   the same with one package left out of the carry (the
 #                                          owner of the last library golmpi names that the bare
 #                                          root lacks): passes when the rehearsal fails naming it
 #   tests/rehearsal.sh fresh SRC           the new user's machine
+#   tests/rehearsal.sh fresh-required SRC  the same on a copy of SRC whose tests/halo.cmake
+#                                          REQUIRES Python3: passes when it fails at the quick
+#                                          start's configure with CMake's error
 #   tests/rehearsal.sh inside|inside-fresh SRC   (run by the above, in the chroot)
 #
 # Exit 77 (skipped) when not root (chroot and mounts need it). Any failure stops the rehearsal
@@ -113,48 +121,77 @@ missing_commands() {
   local w missing=()
   for w in $(awk -v when="$1" '!/^#/ && $2 == when { for (i = 3; i <= NF; i++) print $i }' \
       scripts/deps.txt); do
-    [[ $w == py:* ]] || command -v "$w" >/dev/null || missing+=("$w")
+    [[ $w == py:* || $w == cmake:* ]] || command -v "$w" >/dev/null || missing+=("$w")
   done
   echo "${missing[*]}"
 }
 
-# configure_says DIR ARGS...: configure golmpi into DIR; print what the configure step reports
-# missing (NVTX comes with the CUDA toolkit, which no Debian package of ours brings)
-configure_says() {
-  local dir=$1
-  shift
-  cmake -S . -B "$dir" "$@" >"$dir.log" 2>&1 || { tail -30 "$dir.log" >&2; fail "cmake -S . -B $dir $*"; }
-  grep -iE "not found|could not find|no python|will report skipped|not registered|will fail" "$dir.log" |
-    grep -v "NVTX3 headers not found" || true
+# readme_block NAME: the fenced block right under the README's marker <!-- readme-test: NAME -->,
+# its lines as printed
+readme_block() {
+  awk -v marker="<!-- readme-test: $1 -->" '
+    $0 == marker { at = 1; next }
+    at == 1 && /^```/ { at = 2; next }
+    at == 1 { exit }
+    at == 2 && /^```/ { exit }
+    at == 2 { print }' README.md
 }
 
 inside_fresh() {
-  local src=$1 t0=$SECONDS b missing said_now pkg page
+  local src=$1 t0=$SECONDS b missing said_now quick gun user=newuser
   cd "$src"
   export PATH=$PATH:/usr/sbin:/sbin
   say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), $(dpkg-query -W | wc -l) packages"
   for b in python3 gcc cmake mpirun; do
-    ! command -v "$b" >/dev/null || fail "the bare root has $b before scripts/deps.sh: not bare"
+    ! command -v "$b" >/dev/null || fail "the bare root has $b before the quick start: not bare"
   done
   missing=$(missing_commands base)
   [[ -z $missing ]] || fail "a bare Debian root lacks $missing, which scripts/deps.txt lists as base"
-  bash scripts/deps.sh >/tmp/deps.log 2>&1 ||
-    { tail -30 /tmp/deps.log >&2; fail "scripts/deps.sh in the bare root (log above)"; }
-  say "[root] scripts/deps.sh: $(dpkg-query -W | wc -l) packages ($((SECONDS - t0)) s)"
+  # the README's blocks as printed; the quick start's last line, the whole test suite, is left out
+  # (most of CI's time): its first steps are checked below instead
+  quick=$(readme_block quick-start)
+  gun=$(readme_block examples-gun)
+  [[ -n $quick && -n $gun ]] || fail "README.md has no fenced block under its quick-start or examples-gun marker"
+  [[ $(tail -1 <<<"$quick") == "bash scripts/test.sh "* ]] ||
+    fail "the README's quick start no longer ends with bash scripts/test.sh: $(tail -1 <<<"$quick")"
+  quick=$(sed '$d' <<<"$quick")
+  # a new user: not root, with sudo as on a fresh cloud machine, owning a clone of the tree
+  useradd -m -s /bin/bash "$user"
+  echo "$user ALL=(ALL) NOPASSWD:ALL" >/etc/sudoers.d/"$user"
+  chown -R "$user:" "$src"
+  {
+    echo "trap 'echo \"readme: FAILED: \$BASH_COMMAND (exit \$?)\"' ERR"
+    echo "set -eo pipefail"
+    echo "cd $src"
+    printf '%s\n' "$quick"
+    echo "echo 'readme: quick start done'"
+    # the promises of the source line, checked in the same shell
+    echo "for b in golmpi golmpi-render golmpi-view; do"
+    echo "  [[ \$(command -v \$b) == $src/install/bin/\$b ]] || { echo \"readme: FAILED: after env.sh, \$b is '\$(command -v \$b)'\"; exit 1; }"
+    echo "done"
+    # grep reads the whole page: man stopped by a closed pipe would fail the pipeline
+    echo "man golmpi 2>&1 | grep '^GOLMPI(1)' >/dev/null || { echo 'readme: FAILED: man golmpi after env.sh shows no GOLMPI(1)'; exit 1; }"
+    # "From any directory"
+    echo "mkdir -p ~/gun && cd ~/gun"
+    printf '%s\n' "$gun"
+    echo "[[ -s gun.h5 && -s more.h5 ]] || { echo 'readme: FAILED: the gun example wrote no gun.h5 or more.h5'; exit 1; }"
+    echo "echo 'readme: examples-gun done'"
+  } >/tmp/readme.sh
+  runuser -l "$user" -c "bash /tmp/readme.sh" >/tmp/readme.log 2>&1 || {
+    tail -30 /tmp/readme.log >&2
+    fail "the README as printed, as user $user: $(grep -m1 '^readme: FAILED' /tmp/readme.log || echo "no line said why")"
+  }
+  # a configure without the tests' packages says in one line what it left out (tests/helpers.cmake)
+  grep -q "tests not registered for want of Python3 (package python3," /tmp/readme.log ||
+    fail "scripts/run.sh's configure without python3 did not say which tests it left out"
   missing=$(missing_commands run)
-  [[ -z $missing ]] || fail "after scripts/deps.sh, not found: $missing"
-  # the README's quick start with what scripts/deps.sh installed, a small main job
-  GOLMPI_SIZE=256 GOLMPI_STEPS=20 GOLMPI_RANKS=2 GOLMPI_CMAKE_ARGS="-DBUILD_TESTING=OFF" \
-    bash scripts/run.sh >/tmp/run.log 2>&1 || { tail -30 /tmp/run.log >&2; fail "scripts/run.sh (log above)"; }
-  # shellcheck source=/dev/null
-  source install/share/golmpi/env.sh
-  for b in golmpi golmpi-render golmpi-view; do
-    [[ $(command -v "$b") == "$src/install/bin/$b" ]] || fail "after env.sh, $b is '$(command -v "$b")'"
-  done
-  page=$(man golmpi 2>&1) || fail "man golmpi after env.sh: $page"
-  grep -q "^GOLMPI(1)" <<<"$page" || fail "man golmpi after env.sh shows no GOLMPI(1): ${page:0:200}"
-  say "[root] after scripts/deps.sh: the quick start, golmpi, golmpi-render, golmpi-view and man golmpi ($((SECONDS - t0)) s)"
-  bash scripts/deps.sh --test >/tmp/deps-test.log 2>&1 ||
+  [[ -z $missing ]] || fail "after scripts/run.sh, not found: $missing"
+  say "[root] the README's quick start (but test.sh) and examples-gun as printed, as $user:" \
+    "$(grep -m1 -o 'this run.s files, .* in all' /tmp/readme.log); golmpi, golmpi-render," \
+    "golmpi-view, man golmpi; gun.h5, more.h5 ($((SECONDS - t0)) s)"
+  # scripts/test.sh's first steps, as the user: its packages, then its configure of build/, the
+  # tree run.sh configured, with nothing reported missing or left out
+  runuser -l "$user" -c "cd $src && bash scripts/deps.sh --test" >/tmp/deps-test.log 2>&1 ||
     { tail -30 /tmp/deps-test.log >&2; fail "scripts/deps.sh --test in the bare root (log above)"; }
   say "[root] scripts/deps.sh --test: $(dpkg-query -W | wc -l) packages ($((SECONDS - t0)) s)"
   for pkg in $(bash scripts/deps.sh --list --test); do
@@ -163,8 +200,12 @@ inside_fresh() {
   done
   python3 tests/test_deps_list.py installed . >&2 ||
     fail "after scripts/deps.sh --test, commands or modules the tests need are missing (above)"
-  said_now=$(configure_says /tmp/b-test -DGOLMPI_ENABLE_CUDA=OFF)
-  [[ -z $said_now ]] || fail "the tests configure with something missing after scripts/deps.sh --test: $said_now"
+  runuser -l "$user" -c "cd $src && source scripts/env.sh && cmake -S . -B build \"\$cuda_flag\"" \
+    >/tmp/configure.log 2>&1 || { tail -30 /tmp/configure.log >&2; fail "test.sh's configure of build/"; }
+  said_now=$(grep -iE "not found|could not find|no python|will report skipped|not registered|will fail" \
+    /tmp/configure.log | grep -v "NVTX3 headers not found" || true)
+  [[ -z $said_now && ! -s build/tests_not_registered.txt ]] ||
+    fail "the tests configure with something missing after scripts/deps.sh --test: $said_now"
   say "[root] PASS: every command and module of scripts/deps.txt found, the tests configure with nothing missing ($((SECONDS - t0)) s)"
 }
 
@@ -357,7 +398,7 @@ fresh() {
   mkdir -p "$(cache_dir)"
   exec 9>"$(cache_dir)/lock"
   flock 9
-  lower=$(debian_root)
+  lower=$(debian_root sudo)
   flock -u 9
   say "bare root ready ($((SECONDS - t0)) s)"
   new_work
@@ -422,5 +463,36 @@ run | missing)
   grep -q "^gpu_check: .*$lib" <<<"$out" || fail "gpu_check.sh did not name $lib"
   echo "PASS: without $pkg the rehearsal fails naming $lib"
   ;;
-*) fail "unknown mode $mode (run, missing, fresh)" ;;
+fresh-required)
+  (($# == 1)) || fail "fresh-required needs SRC"
+  if [[ $(id -u) != 0 ]]; then echo "SKIP: the rehearsal needs root (chroot, mount)"; exit 77; fi
+  # a copy of the tree whose tests REQUIRE a Python, as tests/halo.cmake once did: the rehearsal
+  # of a new user's machine must stop at the quick start's first line with CMake's error
+  copy=$(mktemp -d "${TMPDIR:-/tmp}/rehearsal-required.XXXXXX")
+  log=$copy.log
+  trap 'rm -f "$said" "$log"; rm -rf --one-file-system "$copy"' EXIT
+  tar -C "$1" --exclude=./.git --exclude="./build*" --exclude=./install --exclude=./runs \
+    --exclude="*.h5" -cf - . | tar -C "$copy" -xf -
+  sed -i '1i find_package(Python3 COMPONENTS Interpreter REQUIRED)' "$copy/tests/halo.cmake"
+  say "tests/halo.cmake of a copy REQUIRES Python3: the fresh rehearsal must fail configuring"
+  set +e
+  trap - ERR
+  (
+    set -e
+    said=$(mktemp -u "${TMPDIR:-/tmp}/rehearsal-said.XXXXXX")
+    trap on_err ERR
+    trap 'rm -f "$said"; [[ -z $work ]] || rm -rf --one-file-system "$work"' EXIT
+    fresh "$copy"
+  ) >"$log" 2>&1
+  rc=$?
+  trap on_err ERR
+  set -e
+  tail -30 "$log"
+  ((rc != 0)) || fail "the fresh rehearsal passed with a test-only REQUIRED Python3"
+  grep -q "Could NOT find Python3" "$log" || fail "no 'Could NOT find Python3' from the configure"
+  grep -q "^rehearsal: FAIL: the README as printed.*run.sh: FAILED: cmake" "$log" ||
+    fail "the rehearsal did not fail at scripts/run.sh's configure"
+  echo "PASS: with a test-only REQUIRED Python3 the fresh rehearsal fails at run.sh's configure"
+  ;;
+*) fail "unknown mode $mode (run, missing, fresh, fresh-required)" ;;
 esac
