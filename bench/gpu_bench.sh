@@ -1,5 +1,22 @@
 #!/bin/bash
-# golmpi's CUDA backend on one node: time per generation at 16384^2 and 65536^2
+# golmpi's CUDA backend on one node. PARTS ("table detail") says which of the two sections run:
+#
+# table: one Markdown table of the rates users see, a row each (docs/PERFORMANCE.md holds it per
+#   card): the size curve (TABLE_SIZES, 4096^2 .. 131072^2, each size where golmpi's own --dry-run
+#   admits it on this GPU, else "not run" with its message), one rank's share of a multi-GPU run
+#   (--width SLAB_WIDTH and each of SLAB_HEIGHTS: 16384 x 4096 and 16384 x 1024), and ranks sharing
+#   one GPU (SHARED_RANKS "2 4" ranks at SHARED_SIZE^2, --halo nccl and --halo mpi) under MPS: the
+#   script starts the MPS control daemon for those rows when nvidia-cuda-mps-control exists and
+#   none runs, and stops it after only if it started it; the MPS column is golmpi's own --stats
+#   `mps`. Columns: the whole-run rate, the rate against one rank at that width (the slabs against
+#   SLAB_WIDTH^2, the shared rows against SHARED_SIZE^2, when the curve has them), and the model's
+#   prediction: MODEL_CMD, when set, is run as `MODEL_CMD WIDTH HEIGHT RANKS HALO` and prints a
+#   rate; the column stays empty without one. Each row is calibrated (CALIB_STEPS generations)
+#   to take about TARGET seconds. On the simulated GPU (a -DGOLMPI_CUDA_SIM=ON build), a dry check
+#   of the table with tiny sizes (docs/PERFORMANCE.md gives the command): GOLMPI_SIM_DEVICES=1
+#   there puts the shared rows' ranks on one simulated device.
+#
+# detail: time per generation at 16384^2 and 65536^2
 #   - compute only (--no-output) with the NCCL halo, with and without CUDA graphs (the default
 #     halo depth, auto: 16 on these slabs)
 #   - the one-generation kernel (--halo-depth 1) against the multi-generation kernel at each depth
@@ -25,19 +42,40 @@
 #        tools/golmpi-bounds beside golmpi), BOUNDS_JSON (its output from earlier in the same run,
 #        as scripts/gpu_check.sh passes it: not measured again), SASS_PER_WORD ("50 30": the deep
 #        kernel's SASS instructions a 64-cell word and generation, all integer ones and the ALU's
-#        alone, the two readings of docs/PERFORMANCE.md)
+#        alone, the two readings of docs/PERFORMANCE.md); for the table: PARTS, TABLE_SIZES,
+#        SLAB_WIDTH, SLAB_HEIGHTS, SHARED_SIZE, SHARED_RANKS, SHARED_DEVICE (the GPU the shared
+#        rows' ranks share: 0), CALIB_STEPS (200), MODEL_CMD
 set -euo pipefail
 golmpi=$(realpath "${1:-build/golmpi}")
 RANKS=${RANKS:-1} SIZES=${SIZES:-"16384 65536"} TARGET=${TARGET:-15} FRAMES=${FRAMES:-8}
 SANITIZE=${SANITIZE:-1} DEPTHS=${DEPTHS:-"1 16"} SASS_PER_WORD=${SASS_PER_WORD:-"50 30"}
+PARTS=${PARTS:-"table detail"} TABLE_SIZES=${TABLE_SIZES:-"4096 8192 16384 32768 65536 131072"}
+SLAB_WIDTH=${SLAB_WIDTH:-16384} SLAB_HEIGHTS=${SLAB_HEIGHTS:-"4096 1024"}
+SHARED_SIZE=${SHARED_SIZE:-16384} SHARED_RANKS=${SHARED_RANKS:-"2 4"} SHARED_DEVICE=${SHARED_DEVICE:-0}
+CALIB_STEPS=${CALIB_STEPS:-200}
+for part in $PARTS; do
+  [[ $part == table || $part == detail ]] || { echo "PARTS: '$part' is not table or detail" >&2; exit 2; }
+done
 mpiexec=("${MPIEXEC:-mpiexec}" --oversubscribe -n "$RANKS")
 [[ $(id -u) == 0 ]] && mpiexec=("${MPIEXEC:-mpiexec}" --allow-run-as-root --oversubscribe -n "$RANKS")
 work=${OUTDIR:-$(mktemp -d)}
 mkdir -p "$work"
-[[ -z ${OUTDIR:-} ]] && trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/stats.sh
+source "$(dirname "$0")/stats.sh"
+# shellcheck source=bench/gpu_table.sh
+source "$(dirname "$0")/gpu_table.sh"
+# at any exit: an MPS daemon the table started stopped; a work directory of our own removed
+on_exit() {
+  table_mps_stop
+  [[ -n ${OUTDIR:-} ]] || rm -rf "$work"
+}
+trap on_exit EXIT
 
 "${mpiexec[@]}" "$golmpi" --backend cuda --size 64 --steps 1 --no-output --quiet || {
   rc=$?; echo "golmpi --backend cuda failed (exit $rc): no GPU on some rank?" >&2; exit "$rc"; }
+[[ " $PARTS " == *" table "* ]] && table
+[[ " $PARTS " == *" detail "* ]] || exit 0
+
 # This GPU's bounds, from the device itself: what every rate below is rated against
 bounds=$work/bounds.json
 if [[ -n ${BOUNDS_JSON:-} ]]; then
@@ -55,9 +93,6 @@ print(f"device {b['device']}: {b['name']} (compute capability {b['compute_capabi
       f"{b['memory_bytes'] / 2**30:.0f} GiB; device-to-device copy {b['copy_bytes_per_s']:.3e} B/s "
       f"measured ({b['memory_peak_bytes_per_s']:.3e} B/s peak from its memory clock and bus)")
 PY
-
-# shellcheck source=bench/stats.sh
-source "$(dirname "$0")/stats.sh"
 
 # run NAME ARGS...: one golmpi run with --stats, then a line of its figures
 run() {

@@ -23,7 +23,8 @@
 #               on the one GPU, odd sizes, both boundaries, two rules, u8 and packed, graphs on/off
 #   nccl_multi  2-4 ranks with NCCL on the one GPU when NCCL >= 2.30 (NCCL_MULTI_RANK_GPU_ENABLE=1)
 #               found: golmpi's, or GPU_CHECK_NCCL's
-#   bench       bench/gpu_bench.sh: cell updates/s at 16384^2 and 65536^2 (BENCH_SIZES), rated
+#   bench       bench/gpu_bench.sh: its table (BENCH_SIZES, the two slabs, 2 and 4 ranks sharing the
+#               GPU under MPS), then cell updates/s at 16384^2 and 65536^2 (BENCH_SIZES), rated
 #               against the bounds measured above
 #   sanitize    compute-sanitizer memcheck, racecheck and synccheck on small runs
 #
@@ -473,13 +474,15 @@ part_nccl_multi() {
 }
 
 part_bench() {
-  local rc cmd=(env MPIEXEC="$MPIEXEC" SIZES="$BENCH_SIZES" TARGET="$BENCH_TARGET"
-                FRAMES="$BENCH_FRAMES" SANITIZE=0 OUTDIR="$work/bench" BOUNDS="$BOUNDS_TOOL")
+  local rc cmd=(env MPIEXEC="$MPIEXEC" SIZES="$BENCH_SIZES" TABLE_SIZES="$BENCH_SIZES"
+                TARGET="$BENCH_TARGET" FRAMES="$BENCH_FRAMES" SANITIZE=0 OUTDIR="$work/bench"
+                BOUNDS="$BOUNDS_TOOL")
   # the bounds measured before the parts: the rates are rated against the same figures
   [[ -s $work/bounds.json ]] && cmd+=(BOUNDS_JSON="$work/bounds.json")
   cmd+=(bash "$src/bench/gpu_bench.sh" "$golmpi")
   if ((dry)); then printf '%q ' "${cmd[@]}" >&2; echo >&2; return 0; fi
-  echo "\`bench/gpu_bench.sh\`, 1 rank, about $BENCH_TARGET s per timed run (figures are indicative;"
+  echo "\`bench/gpu_bench.sh\`: its table (sizes $BENCH_SIZES, the slabs, 2 and 4 ranks sharing the GPU),"
+  echo "then its detail on 1 rank, about $BENCH_TARGET s per timed run (figures are indicative;"
   echo "for docs/PERFORMANCE.md run it alone with its default TARGET), rated against this GPU's own"
   echo "bounds (tools/golmpi-bounds, measured in this run):"
   echo
@@ -647,13 +650,15 @@ estimate_work() {
   WORK[sanitize]=$(($(waves "$(wc -l <"$work/sanitize.cases")" 3) * 20))
   # gpu_bench.sh, each size: 12 runs (calibration, 11 timed) of BENCH_TARGET s and 3 s of start-up
   # (MPI, CUDA, the random start of up to 65536^2), and 6 FRAMES + 3 frames written at 1 GB/s
-  # (u8 up to 16384^2, packed above)
+  # (u8 up to 16384^2, packed above); its table: a row a size, 2 slabs and 4 shared rows, each a
+  # dry run, a calibration and a timed run (2 runs of start-up and TARGET s)
   WORK[bench]=$(awk -v sizes="$BENCH_SIZES" -v t="$BENCH_TARGET" -v f="$BENCH_FRAMES" 'BEGIN {
     n = split(sizes, s, " ")
     for (i = 1; i <= n; i++) {
       cell = s[i] > 16384 ? 1 / 8 : 1
       w += 12 * (t + 3) + (6 * f + 3) * s[i] * s[i] * cell / 1e9
     }
+    w += (n + 6) * 2 * (t + 3)
     printf "%d\n", w + 0.999 }')
 }
 
