@@ -6,7 +6,9 @@
  * point joins the capture as a lane of its own (the fork), and the origin waiting on a point of
  * that lane is the join. The capture ends on its origin, on the thread that began it (thread-local
  * mode), and only when every lane was joined back; a synchronise or query on a capturing stream
- * invalidates it. A launch runs the origin lane on the launch stream and each other lane on a
+ * invalidates it, and so does any unsafe call on the thread that began it (on every thread in
+ * global mode: sim_capture_unsafe). An event last recorded in it stays refused after it ends
+ * until recorded again. A launch runs the origin lane on the launch stream and each other lane on a
  * stream of the executable graph's own, with an event for each point: the same order as the
  * capture, and no more. */
 #include <pthread.h>

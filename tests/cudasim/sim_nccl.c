@@ -7,6 +7,8 @@
  * fails the operation and sets the communicator's asynchronous error (ncclRemoteError); a peer
  * that is merely stopped is waited for, forever, as NCCL's kernels do. The first exchange with a
  * peer connects to it inside ncclGroupEnd, which waits for the peer's own first exchange.
+ * A send and its receive are both a graph's or both eager, else the receiver's communicator fails.
+ * Finalize and destroy are collective; a nonblocking communicator in progress refuses calls.
  * Settings: GOLMPI_SIM_NCCL_ERROR_RANK, GOLMPI_SIM_NCCL_ERROR_AFTER_S: that rank's communicators
  * get an asynchronous error (ncclSystemError) that many seconds after they are made. */
 #include <errno.h>

@@ -1,7 +1,8 @@
 /* The simulated GPU's streams and events (tests/cudasim/sim.h). Each stream is a worker thread
  * that runs its operations in order; streams are unordered with each other except through events
- * (an event wait holds the worker until the record it names has been passed). The clocks of
- * sim.h are kept here, at enqueue, where the order is decided. */
+ * (an event wait holds the worker until the record it names has been passed). The launch queue is
+ * bounded (SIM_QUEUE_DEPTH). The clocks of sim.h are kept here, at enqueue, where the order is
+ * decided. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "sim.h"
+#include "sim_trace.h"
 
 void sim_vc_join(sim_vc *into, const sim_vc *from) {
     for (int i = 0; i < sim.slots; i++)
@@ -221,6 +223,7 @@ cudaError_t sim_enqueue(struct CUstream_st *s, sim_op *op) {
     op->tick = ++s->tick;
     s->vc.c[s->slot] = op->tick;
     sim_race_check(s, op, &s->vc);
+    sim_trace_op(s, op, &s->vc);
     sim_pinned_hold(op, s->slot);
     op->next = NULL;
     if (s->tail)
