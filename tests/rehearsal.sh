@@ -490,7 +490,8 @@ fresh-required)
   tail -30 "$log"
   ((rc != 0)) || fail "the fresh rehearsal passed with a test-only REQUIRED Python3"
   grep -q "Could NOT find Python3" "$log" || fail "no 'Could NOT find Python3' from the configure"
-  grep -q "^rehearsal: FAIL: the README as printed.*run.sh: FAILED: cmake" "$log" ||
+  grep -q "^rehearsal: FAIL: the README as printed.*bash scripts/run.sh" "$log" &&
+    grep -q "^run.sh: FAILED: cmake -S . -B build" "$log" ||
     fail "the rehearsal did not fail at scripts/run.sh's configure"
   echo "PASS: with a test-only REQUIRED Python3 the fresh rehearsal fails at run.sh's configure"
   ;;
