@@ -21,13 +21,14 @@ endforeach()
 # read from the README and run as printed (its main job included: mpirun -n 4 golmpi --size 16384,
 # 1000 generations, 1.3 GiB), then scripts/test.sh's first steps: scripts/deps.sh --test, every
 # command and module of scripts/deps.txt found, and build/ configured with nothing reported missing.
-# The packages come from Debian's registry (never cached). Root only, else skipped. About N
-# minutes; the bare root is cached beside the others.
+# The packages come from Debian's registry (never cached). Root only, else skipped. The README's
+# part takes about 1 minute (the main job about 12 s of it), scripts/deps.sh --test most of the
+# rest (docs/BUILD.md has the figures); the bare root is cached beside the others.
 add_test(NAME rehearsal_fresh_machine
   COMMAND bash ${GOLMPI_TEST_DIR}/rehearsal.sh fresh ${PROJECT_SOURCE_DIR})
 # ... and it fails where it must: on a copy of the tree whose tests/halo.cmake REQUIRES Python3 it
-# stops at the quick start's first line with CMake's "Could NOT find Python3". About N minutes
-# (the run packages only).
+# stops at the quick start's first line with CMake's "Could NOT find Python3": the run packages
+# only, no build, no test packages.
 add_test(NAME rehearsal_fresh_required
   COMMAND bash ${GOLMPI_TEST_DIR}/rehearsal.sh fresh-required ${PROJECT_SOURCE_DIR})
 set_tests_properties(rehearsal_fresh_machine rehearsal_fresh_required PROPERTIES
