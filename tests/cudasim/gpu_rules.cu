@@ -80,7 +80,7 @@ static void busy(cudaStream_t s, double seconds) {
 #endif
 
 enum { BUSY_MS = 500 }; /* the work queued ahead; a call that waited for it takes this long */
-static const double busy_s = BUSY_MS / 1000.0, returned_at_once_s = BUSY_MS / 2000.0;
+static const double busy_s = BUSY_MS / 1000.0;
 
 static cudaStream_t new_stream(void) {
     cudaStream_t s;
@@ -95,23 +95,27 @@ static cudaStream_t new_stream(void) {
 static void pageable_copy(void) {
     static const size_t sizes[] = {4096, 1 << 20};
     cudaStream_t s = new_stream();
+    cudaEvent_t ahead;
     char *d, *h = (char *)malloc(1 << 20), *back = (char *)malloc(1 << 20);
     SETUP(cudaMalloc((void **)&d, 1 << 20));
+    SETUP(cudaEventCreateWithFlags(&ahead, cudaEventDisableTiming));
     for (int i = 0; i < 2; i++) {
         char rule[128];
         size_t n = sizes[i];
         memset(h, 10 + i, n);
         busy(s, busy_s);
+        SETUP(cudaEventRecord(ahead, s));
         double t = now();
         SETUP(cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s));
         double took = now() - t;
-        cudaError_t q = cudaStreamQuery(s);
+        cudaError_t q = cudaEventQuery(ahead);
         memset(h, 99, n);
-        snprintf(rule, sizeof rule, "pageable copy to the device, %zu bytes, returns at once", n);
-        char detail[96];
-        snprintf(detail, sizeof detail, "%.3f s behind %.1f s of work", took, busy_s);
-        expect_true(rule, took < returned_at_once_s, detail);
-        snprintf(rule, sizeof rule, "pageable copy to the device, %zu bytes: stream not done", n);
+        /* the verdict: the work ahead still undone when the call returned (a duration, printed
+         * too, stretches under load) */
+        snprintf(rule, sizeof rule,
+                 "pageable copy to the device, %zu bytes, returned in %.3f s: the %.1f s of work "
+                 "ahead not waited for",
+                 n, took, busy_s);
         expect(rule, q, cudaErrorNotReady);
         SETUP(cudaStreamSynchronize(s));
         SETUP(cudaMemcpy(back, d, n, cudaMemcpyDeviceToHost));
@@ -120,6 +124,7 @@ static void pageable_copy(void) {
         expect_true(rule, back[0] == 10 + i && back[n - 1] == 10 + i, "the bytes copied");
     }
     SETUP(cudaFree(d));
+    SETUP(cudaEventDestroy(ahead));
     SETUP(cudaStreamDestroy(s));
     free(h);
     free(back);
@@ -244,10 +249,11 @@ static void destroy_returns(void) {
     double t = now();
     SETUP(cudaStreamDestroy(s));
     double took = now() - t;
-    char detail[96];
-    snprintf(detail, sizeof detail, "%.3f s with %.1f s of work queued", took, busy_s);
-    expect_true("cudaStreamDestroy returns at once", took < returned_at_once_s, detail);
-    expect("the destroyed stream's work is not yet done", cudaEventQuery(done), cudaErrorNotReady);
+    char rule[128];
+    snprintf(rule, sizeof rule,
+             "cudaStreamDestroy returned in %.3f s with %.1f s of work queued, not waiting for it",
+             took, busy_s);
+    expect(rule, cudaEventQuery(done), cudaErrorNotReady);
     expect("the destroyed stream's work completes", cudaEventSynchronize(done), cudaSuccess);
     SETUP(cudaEventDestroy(done));
 }

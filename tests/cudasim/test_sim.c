@@ -176,12 +176,15 @@ static void capture_rules(void) {
 
 /* A host-to-device copy from pageable memory stages the source at the call and returns without
  * waiting for the stream's earlier work or for itself (on the H200, CUDA 13.0: at once for 4 KB
- * and 1 MB behind 1 s of work): the host may reuse the buffer at once. */
+ * and 1 MB behind 1 s of work): the host may reuse the buffer at once. Judged by the work ahead
+ * still being undone when the call returns, not by a duration, which load stretches. */
 static void pageable_copy_returns(void) {
     static const size_t sizes[] = {4096, 1 << 20};
     cudaStream_t a, b;
+    cudaEvent_t ahead;
     char *d, *d2;
     two_streams(&a, &b);
+    OK(cudaEventCreateWithFlags(&ahead, cudaEventDisableTiming));
     OK(cudaMalloc((void **)&d, 16));
     OK(cudaMalloc((void **)&d2, 1 << 20));
     char *h = malloc(1 << 20), *back = malloc(1 << 20);
@@ -189,10 +192,9 @@ static void pageable_copy_returns(void) {
         size_t n = sizes[i];
         memset(h, 10 + i, n);
         fill(a, d, 16, 1, 0.3);
-        double t = now();
+        OK(cudaEventRecord(ahead, a));
         OK(cudaMemcpyAsync(d2, h, n, cudaMemcpyHostToDevice, a));
-        CHECK(now() - t < 0.15);                         /* the 0.3 s ahead was not waited for */
-        CHECK(cudaStreamQuery(a) == cudaErrorNotReady); /* nor the copy */
+        CHECK(cudaEventQuery(ahead) == cudaErrorNotReady); /* the work ahead was not waited for */
         memset(h, 99, n);                               /* the source was staged at the call */
         OK(cudaStreamSynchronize(a));
         OK(cudaMemcpy(back, d2, n, cudaMemcpyDeviceToHost));
@@ -303,32 +305,31 @@ static void destroy_returns(void) {
     OK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     fill(a, d, 16, 7, 0.3);
     OK(cudaEventRecord(done, a));
-    double t = now();
     OK(cudaStreamDestroy(a));
-    CHECK(now() - t < 0.15);
-    CHECK(cudaEventQuery(done) == cudaErrorNotReady);
+    CHECK(cudaEventQuery(done) == cudaErrorNotReady); /* returned before the work was done */
     OK(cudaEventSynchronize(done));
     OK(cudaMemcpy(h, d, 16, cudaMemcpyDeviceToHost));
     CHECK(h[0] == 7 && h[15] == 7);
 }
 
-/* The launch queue is bounded: behind 0.3 s of work, the calls that fill the queue return at
- * once and the next one blocks until the device makes room. */
+/* The launch queue is bounded: behind 0.5 s of work, the calls that fill the queue return with
+ * that work undone, and a call past it returns only once the device made room. */
 static void queue_bound(void) {
     cudaStream_t a, b;
-    cudaEvent_t e;
+    cudaEvent_t e, ahead;
     char *d;
     two_streams(&a, &b);
     OK(cudaMalloc((void **)&d, 16));
     OK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    fill(a, d, 16, 1, 0.3);
-    double t = now();
-    for (int i = 0; i < 1000; i++)
+    OK(cudaEventCreateWithFlags(&ahead, cudaEventDisableTiming));
+    fill(a, d, 16, 1, 0.5);
+    OK(cudaEventRecord(ahead, a));
+    for (int i = 0; i < 1000; i++) /* with the two above, within the 1024 */
         OK(cudaEventRecord(e, a));
-    CHECK(now() - t < 0.15); /* within the queue: no call waited */
+    CHECK(cudaEventQuery(ahead) == cudaErrorNotReady); /* no call waited */
     for (int i = 0; i < 100; i++)
         OK(cudaEventRecord(e, a));
-    CHECK(now() - t >= 0.25); /* past it: a call waited for the work ahead */
+    CHECK(cudaEventQuery(ahead) == cudaSuccess); /* a call waited for the work ahead */
     OK(cudaStreamSynchronize(a));
 }
 
@@ -435,6 +436,22 @@ static void nccl_captured_eager(int rank, int nranks) {
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Rank 1 calls call(comm) late: 1 on rank 0 when its own call returned only after rank 1's began
+ * (one clock for the node's processes), whatever the load. */
+static int ended_after_late_call(int rank, struct timespec late, ncclResult_t (*call)(ncclComm_t),
+                                 ncclComm_t comm) {
+    double began = 0;
+    if (rank == 1) {
+        nanosleep(&late, NULL);
+        began = now();
+    }
+    CHECK(call(comm) == ncclSuccess);
+    double ended = now();
+    if (rank == 1) MPI_Send(&began, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+    if (rank == 0) MPI_Recv(&began, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return rank != 0 || ended >= began;
+}
+
 /* Teardown is collective: ncclCommFinalize and ncclCommDestroy return once every rank has called
  * them. A nonblocking communicator answering ncclInProgress takes no call but
  * ncclCommGetAsyncError and ncclCommAbort (ncclInvalidArgument, NCCL's ncclCommEnsureReady). */
@@ -447,10 +464,15 @@ static void nccl_teardown(int rank, int nranks) {
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
     ncclComm_t c, child = NULL;
-    if (rank == 1) nanosleep(&late, NULL); /* rank 0's init cannot finish before */
+    int go = 1;
+    /* rank 1 begins only once rank 0 has tried the split: rank 0's init is in progress then */
+    if (rank == 1) MPI_Recv(&go, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     ncclResult_t rc = ncclCommInitRankConfig(&c, nranks, id, rank, &config);
     CHECK(rc == ncclInProgress || rc == ncclSuccess);
-    if (rank == 0) CHECK(ncclCommSplit(c, 0, rank, &child, NULL) == ncclInvalidArgument);
+    if (rank == 0) {
+        CHECK(ncclCommSplit(c, 0, rank, &child, NULL) == ncclInvalidArgument);
+        MPI_Send(&go, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+    }
     ncclResult_t state = ncclInProgress;
     while (state == ncclInProgress)
         CHECK(ncclCommGetAsyncError(c, &state) == ncclSuccess);
@@ -463,22 +485,17 @@ static void nccl_teardown(int rank, int nranks) {
     while (!__atomic_load_n(&child, __ATOMIC_ACQUIRE))
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 1) nanosleep(&late, NULL);
-    double t = now();
-    CHECK(ncclCommFinalize(child) == ncclSuccess);
-    if (rank == 0) CHECK(now() - t >= 0.25);
-    if (rank == 1) nanosleep(&late, NULL);
-    t = now();
-    CHECK(ncclCommDestroy(child) == ncclSuccess);
-    if (rank == 0) CHECK(now() - t >= 0.25);
+    CHECK(ended_after_late_call(rank, late, ncclCommFinalize, child));
+    CHECK(ended_after_late_call(rank, late, ncclCommDestroy, child));
     /* the nonblocking one: in progress until the late rank finalizes too, meanwhile unusable */
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 1) nanosleep(&late, NULL);
+    if (rank == 1) MPI_Recv(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     rc = ncclCommFinalize(c);
     if (rank == 0) {
         CHECK(rc == ncclInProgress);
         CHECK(ncclCommDestroy(c) == ncclInvalidArgument);
         CHECK(strstr(ncclGetLastError(c), "before the previous operation") != NULL);
+        MPI_Send(&go, 1, MPI_INT, 1, 2, MPI_COMM_WORLD);
     }
     for (state = rc; state == ncclInProgress;)
         CHECK(ncclCommGetAsyncError(c, &state) == ncclSuccess);
