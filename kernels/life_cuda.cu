@@ -21,21 +21,10 @@
 
 namespace {
 
-constexpr int kBlockWords = 128;   /* threads per block along a row */
-constexpr int kRowsPerThread = 16; /* rows one interior thread walks down */
-constexpr int kMaxGridY = 65535;
-constexpr int kDeepWarps = 4; /* warps per deep block, each a tile of its own */
-/* Deep launches come in whole waves (deep_geometry): as many blocks as the device holds at once
- * (the occupancy API's, the launcher asks), times the waves. Each warp takes one tile of rows of
- * one strip; tiles are at least 8 K rows, so the wavefront's start and end (2 K rows computed
- * for nothing) cost at most a fifth, and at most kDeepTileMax. The waves: about kDeepWarpTarget
- * warps a launch, so that the edge bands' blocks (a higher-priority stream) find a free slot
- * soon, but no more than tiles of 8 K rows can fill. */
-constexpr int64_t kDeepWarpTarget = 4096;
-constexpr int64_t kDeepTileMax = 1024;
-constexpr int kUnpackBlock = 256;
-constexpr int kPopBlock = 256;          /* a power of two: the block reduction halves it */
-constexpr int64_t kPopMaxBlocks = 4096; /* grid-stride beyond that: enough to fill any GPU */
+/* The shapes' constants (kernels/life_geometry.h, where every launch's shape is decided). */
+constexpr int kBlockWords = GOL_BLOCK_WORDS;
+constexpr int kDeepWarps = GOL_DEEP_WARPS;
+constexpr int kPopBlock = GOL_POP_BLOCK;
 /* popcount: the per-thread sums, log2(kPopBlock) halvings, the block's total into the count */
 constexpr int kPopPhases = 10;
 static_assert(kPopBlock == 1 << (kPopPhases - 2), "one halving phase per bit of kPopBlock");
@@ -46,19 +35,23 @@ struct thread_ix {
     uint3 bid, tid;   /* blockIdx, threadIdx */
 };
 
-/* One launch: its grid and block, and n, the extent that the threads' guard or grid-stride loop
- * covers (the kernel receives it as an argument). n <= 0: nothing to launch. */
+/* One launch (kernels/life_geometry.h's gol_launch) in CUDA's types. */
 struct launch_geom {
     dim3 grid, block;
     int64_t n;
 };
 
+launch_geom cuda_shape(const gol_launch &l) {
+    launch_geom geo;
+    geo.grid = dim3((unsigned)l.grid_x, (unsigned)l.grid_y);
+    geo.block = dim3((unsigned)l.block_x, (unsigned)l.block_y);
+    geo.n = l.n;
+    return geo;
+}
+
 GOL_HD inline int64_t global_x(const thread_ix &ix) {
     return (int64_t)ix.bid.x * ix.block.x + ix.tid.x;
 }
-
-unsigned blocks_for(int64_t n, int block) { return (unsigned)((n + block - 1) / block); }
-unsigned capped_grid_y(int64_t n) { return (unsigned)(n < kMaxGridY ? n : kMaxGridY); }
 
 /* Conway's rule as a compile-time constant, so gol_word_next folds its rule test away. */
 template <bool Conway> GOL_HD inline gol_rule kernel_rule(gol_rule r) {
@@ -147,7 +140,7 @@ GOL_HD inline void interior_thread(const gol_cuda_grid &g, const uint64_t *src, 
 }
 
 /* Interior thread: word x of the row chunks blockIdx.y, + gridDim.y, ... of nchunks chunks of
- * kRowsPerThread rows from row_begin. */
+ * GOL_ROWS_PER_THREAD rows from row_begin (gol_rows_chunk). */
 template <bool Conway>
 GOL_HD inline void interior_body(const thread_ix &ix, const gol_cuda_grid &g,
                                  const uint64_t *__restrict__ src, uint64_t *__restrict__ dst,
@@ -155,8 +148,8 @@ GOL_HD inline void interior_body(const thread_ix &ix, const gol_cuda_grid &g,
     int64_t j = global_x(ix);
     if (j >= g.nwords) return;
     for (int64_t chunk = ix.bid.y; chunk < nchunks; chunk += ix.grid.y) {
-        int64_t r0 = row_begin + chunk * kRowsPerThread;
-        int64_t r1 = r0 + kRowsPerThread < row_end ? r0 + kRowsPerThread : row_end;
+        int64_t r0, r1;
+        gol_rows_chunk(row_begin, row_end, chunk, &r0, &r1);
         interior_thread<Conway>(g, src, dst, j, r0, r1);
     }
 }
@@ -272,9 +265,7 @@ struct deep_args {
     const uint64_t *src;
     uint64_t *dst;
     int64_t row_begin, row_end, live_begin, live_end;
-    int64_t tile_rows, tiles; /* tiles a strip */
-    int64_t strips;           /* work items: strips x tiles, item i = tile i / strips of strip i % strips */
-    int margin, stride, whole_row;
+    gol_deep_shape shape; /* strips, tiles, margins: the work items (kernels/life_geometry.h) */
 };
 
 /* Where lane `lane` of strip `strip` sits; every tile starts its wavefront from `fill` (0 on the
@@ -283,21 +274,11 @@ template <int K>
 GOL_HD inline void deep_lane_start(deep_lane<K> &L, const deep_args &a, int64_t strip, int lane,
                                    uint64_t fill) {
     const int64_t nw = a.g.nwords;
-    if (a.whole_row) {
-        L.j = lane < nw ? lane : -1;
-        L.west = lane >= nw ? lane : lane == 0 ? (int)nw - 1 : lane - 1;
-        L.east = lane >= nw ? lane : lane == nw - 1 ? 0 : lane + 1;
-        L.store = lane < nw;
-    } else {
-        int64_t u = strip * a.stride - a.margin + lane; /* unwrapped word */
-        if (a.g.torus)
-            L.j = u < 0 ? u + nw : u >= nw ? u - nw : u;
-        else
-            L.j = u >= 0 && u < nw ? u : -1;
-        L.west = lane > 0 ? lane - 1 : lane;
-        L.east = lane < 31 ? lane + 1 : lane;
-        L.store = lane >= a.margin && lane < 32 - a.margin && u >= 0 && u < nw;
-    }
+    const gol_deep_place p = gol_deep_lane_place(&a.shape, nw, a.g.torus, strip, lane);
+    L.j = p.j;
+    L.west = p.west;
+    L.east = p.east;
+    L.store = p.store;
     L.mask = L.j < 0 ? 0 : L.j == nw - 1 ? gol_row_last_mask(a.g.width) : ~(uint64_t)0;
     L.last = a.g.torus && L.j == nw - 1 ? (int)((a.g.width - 1) & 63) : 63;
     L.x = L.ahead = fill;
@@ -430,11 +411,10 @@ GOL_HD inline void deep_tile(Warp &w, const deep_args &a, int64_t strip, int64_t
  * [r0 - K, r1 + K) and tests rows down to r0 - 2K (generation g of input row i is row i - g - 1). */
 template <int K, bool Conway, bool Ragged, class Warp>
 GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, uint64_t fill) {
-    const int64_t warps = (int64_t)ix.grid.x * ix.block.y, items = a.strips * a.tiles;
+    const int64_t warps = (int64_t)ix.grid.x * ix.block.y, items = a.shape.strips * a.shape.tiles;
     for (int64_t i = (int64_t)ix.bid.x * ix.block.y + ix.tid.y; i < items; i += warps) {
-        const int64_t strip = i % a.strips, t = i / a.strips;
-        const int64_t r0 = a.row_begin + t * a.tile_rows;
-        const int64_t r1 = r0 + a.tile_rows < a.row_end ? r0 + a.tile_rows : a.row_end;
+        const gol_deep_item it = gol_deep_item_of(&a.shape, a.row_begin, a.row_end, i);
+        const int64_t strip = it.strip, r0 = it.r0, r1 = it.r1;
         if (r0 - 2 * K >= a.live_begin && r1 + K <= a.live_end)
             deep_tile<K, Conway, Ragged, true>(w, a, strip, r0, r1, fill);
         else
@@ -491,58 +471,25 @@ __global__ void __launch_bounds__(kPopBlock)
 
 /* The geometries: the launchers and the emulators take every launch's shape from here. */
 
-launch_geom edges_geometry(const gol_cuda_grid &g) {
-    launch_geom geo;
-    geo.n = (g.rows == 1 ? 1 : 2) * g.nwords; /* rows 0 and rows - 1, or the one row */
-    geo.block = dim3(kBlockWords);
-    geo.grid = dim3(blocks_for(geo.n, kBlockWords));
-    return geo;
-}
+launch_geom edges_geometry(const gol_cuda_grid &g) { return cuda_shape(gol_edges_geometry(&g)); }
 
 launch_geom rows_geometry(const gol_cuda_grid &g, int64_t row_begin, int64_t row_end) {
-    launch_geom geo;
-    geo.n = row_end > row_begin ? (row_end - row_begin + kRowsPerThread - 1) / kRowsPerThread : 0;
-    /* narrow grids: no more threads per block than words, rounded up to whole warps */
-    int block = g.nwords < kBlockWords ? (int)((g.nwords + 31) / 32 * 32) : kBlockWords;
-    geo.block = dim3(block);
-    geo.grid = dim3(blocks_for(g.nwords, block), capped_grid_y(geo.n));
-    return geo;
+    return cuda_shape(gol_rows_geometry(&g, row_begin, row_end));
 }
 
-/* A deep launch: a 1-D grid of blocks of kDeepWarps warps, one work item (a tile of rows of a
- * strip of words) a warp, and the strip and tile shapes the warps follow. */
+/* A deep launch: its shape (gol_deep_geometry) and the kernel's arguments. */
 struct deep_geom {
     launch_geom launch; /* n: work items */
     deep_args args;     /* the kernel's arguments, geometry included */
     bool ragged;        /* a torus whose last word is partial: the Ragged instantiation */
 };
 
-bool deep_ragged(const gol_cuda_grid &g) { return g.torus && (g.width & 63) != 0; }
-
-/* Tiles a strip, so that strips x tiles work items fill whole waves of `resident` blocks (the
- * blocks the device holds at once) with tiles of at least 8 gens rows: as many waves as
- * kDeepWarpTarget warps make, fewer where such tiles cannot fill them; then the tile height that
- * fits span rows into that many tiles, within [8 gens, kDeepTileMax]. */
-int64_t deep_tile_rows(int64_t span, int64_t strips, int gens, int64_t resident) {
-    const int64_t min_tile = 8 * (int64_t)gens, wave = resident * kDeepWarps;
-    int64_t waves = (kDeepWarpTarget + wave / 2) / wave;
-    const int64_t fill = strips * (span / min_tile) / wave; /* waves that min tiles fill */
-    if (waves > fill) waves = fill;
-    if (waves < 1) waves = 1;
-    int64_t per_strip = waves * wave / strips;
-    if (per_strip < 1) per_strip = 1;
-    int64_t tile = (span + per_strip - 1) / per_strip;
-    if (tile > kDeepTileMax) tile = kDeepTileMax;
-    if (tile < min_tile) tile = min_tile;
-    return tile;
-}
-
 deep_geom deep_geometry(const gol_cuda_grid &g, const uint64_t *src, uint64_t *dst,
                         int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
                         int64_t live_end, int64_t resident) {
+    const gol_deep_launch shape = gol_deep_geometry(&g, row_begin, row_end, gens, resident);
     deep_geom d;
     deep_args &a = d.args;
-    if (resident < 1) resident = 1;
     a.g = g;
     a.src = src;
     a.dst = dst;
@@ -550,40 +497,17 @@ deep_geom deep_geometry(const gol_cuda_grid &g, const uint64_t *src, uint64_t *d
     a.row_end = row_end;
     a.live_begin = live_begin;
     a.live_end = live_end;
-    d.ragged = deep_ragged(g);
-    a.whole_row = g.torus && g.nwords <= 32;
-    a.margin = a.whole_row ? 0 : d.ragged ? 2 : 1;
-    a.stride = 32 - 2 * a.margin;
-    a.strips = a.whole_row ? 1 : (g.nwords + a.stride - 1) / a.stride;
-    const int64_t span = row_end > row_begin ? row_end - row_begin : 0;
-    a.tile_rows = deep_tile_rows(span, a.strips, gens, resident);
-    a.tiles = (span + a.tile_rows - 1) / a.tile_rows;
-    const int64_t items = a.strips * a.tiles, wave = resident * kDeepWarps;
-    d.launch.n = gens >= 1 && gens <= GOL_DEEP_MAX ? items : 0;
-    /* whole waves of resident blocks, a warp an item; less than a wave of work: just its blocks */
-    const int64_t blocks = items >= wave ? (items + wave - 1) / wave * resident
-                                         : (items + kDeepWarps - 1) / kDeepWarps;
-    d.launch.block = dim3(32, kDeepWarps);
-    d.launch.grid = dim3((unsigned)(blocks > 0 ? blocks : 1));
+    a.shape = shape.shape;
+    d.launch = cuda_shape(shape.launch);
+    d.ragged = shape.ragged != 0;
     return d;
 }
 
 launch_geom unpack_geometry(int64_t rows, int64_t width) {
-    launch_geom geo;
-    geo.n = rows > 0 ? rows : 0;
-    geo.block = dim3(kUnpackBlock);
-    geo.grid = dim3(blocks_for(width, kUnpackBlock), capped_grid_y(geo.n));
-    return geo;
+    return cuda_shape(gol_unpack_geometry(rows, width));
 }
 
-launch_geom popcount_geometry(int64_t words) {
-    launch_geom geo;
-    geo.n = words > 0 ? words : 0;
-    int64_t blocks = blocks_for(geo.n, kPopBlock);
-    geo.block = dim3(kPopBlock);
-    geo.grid = dim3((unsigned)(blocks < kPopMaxBlocks ? blocks : kPopMaxBlocks));
-    return geo;
-}
+launch_geom popcount_geometry(int64_t words) { return cuda_shape(gol_popcount_geometry(words)); }
 
 /* Runs body(phase, ix, shared) for every phase, block and thread of a launch: each block in
  * turn, within it each phase for all its threads before the next phase (a barrier between
@@ -773,7 +697,7 @@ extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_
                                  int64_t row_begin, int64_t row_end, int gens,
                                  int64_t live_begin, int64_t live_end, cudaStream_t s) {
     if (row_end <= row_begin || gens < 1 || gens > GOL_DEEP_MAX) return;
-    with_deep_variant(g.rule, gens, deep_ragged(g), [&](auto k, auto conway, auto ragged) {
+    with_deep_variant(g.rule, gens, gol_deep_ragged(&g) != 0, [&](auto k, auto conway, auto ragged) {
         constexpr int K = decltype(k)::value;
         constexpr bool C = decltype(conway)::value, R = decltype(ragged)::value;
         const deep_geom geo = deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, live_begin,

@@ -12,19 +12,11 @@
 #include <stdint.h>
 
 #include "core/life_word.h"
+#include "kernels/life_geometry.h" /* gol_cuda_grid, GOL_DEEP_MAX, the launch shapes */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Geometry and rule of one slab, passed by value to every update launch. */
-typedef struct gol_cuda_grid {
-    int64_t rows;   /* owned rows */
-    int64_t nwords; /* words per row */
-    int64_t width;  /* cells per row */
-    int torus;      /* columns wrap */
-    gol_rule rule;
-} gol_cuda_grid;
 
 /* Next generation of rows 0 and g.rows - 1 (one row when g.rows == 1) from src_d into dst_d: a
  * one-generation pass's two edge bands in one launch (rows -1 and g.rows must be valid). The
@@ -36,11 +28,6 @@ void launch_life_edges(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, 
  * empty range launches nothing. */
 void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
                       int64_t row_end, cudaStream_t s);
-
-/* The multi-generation kernel holds at most this many generations of a pass on chip (registers,
- * about 14 a generation a thread on sm_90: 8 takes 165, 16 spills past 255); a longer pass is
- * several launches, each 0.25/gens byte of global traffic per cell update. */
-#define GOL_DEEP_MAX 8
 
 /* gens generations (1..GOL_DEEP_MAX) in one pass over global memory: rows [row_begin, row_end)
  * of the generation gens after src_d's into dst_d (the backend runs passes of 2 or more
