@@ -111,3 +111,5 @@ target_compile_definitions(golmpi_core PUBLIC GOLMPI_HAVE_CUDA GOLMPI_HAVE_NCCL)
 # no kernel calls into another translation unit, so no device link step is needed.
 target_compile_options(golmpi_core PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-O3 -lineinfo>)
 set_target_properties(golmpi_core PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+# Every kernel instance's registers and spills, kept in the build tree for a test.
+include(${CMAKE_CURRENT_LIST_DIR}/kernel_resources.cmake)

@@ -1,0 +1,16 @@
+# The registers and spills of every kernel instance, recorded where ptxas reports them: each .cu of
+# golmpi_core compiles with --resource-usage through cmake/kernel_resources.py's launcher, which
+# keeps the report beside the object, and after every build of golmpi_core the reports become one
+# table, ${PROJECT_BINARY_DIR}/kernel_resources.tsv (arch, kernel, registers, stack, spill store
+# and load bytes). The test kernel_resources (tests/geometry.cmake) fails on any spill.
+# Included by cmake/cuda.cmake, in the CUDA build only.
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+set(GOLMPI_KERNEL_RESOURCES ${PROJECT_BINARY_DIR}/kernel_resources.tsv)
+set(golmpi_resources_py ${CMAKE_CURRENT_LIST_DIR}/kernel_resources.py)
+set_property(TARGET golmpi_core PROPERTY CUDA_COMPILER_LAUNCHER
+  ${Python3_EXECUTABLE} ${golmpi_resources_py} compile)
+target_compile_options(golmpi_core PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--resource-usage>)
+add_custom_command(TARGET golmpi_core POST_BUILD
+  COMMAND ${Python3_EXECUTABLE} ${golmpi_resources_py} table ${GOLMPI_KERNEL_RESOURCES}
+          ${PROJECT_BINARY_DIR}/CMakeFiles/golmpi_core.dir
+  VERBATIM)
