@@ -188,3 +188,30 @@ if(TARGET golmpi_mut_watch_bound)
   set_tests_properties(cudasim_mutation_watch_bound PROPERTIES
     PASS_REGULAR_EXPRESSION "device-nccl: [0-9.]+ s after the fault, still running")
 endif()
+
+# A pass's dependency graph (tests/cudasim/test_pass_graph.py, on the trace of tests/cudasim/
+# sim_trace.c): eager passes of 8 generations with and without an exchange (depth 16: 8 then 8),
+# eager one-generation passes (depth 1, --no-graphs), and passes replayed from the graphs (depth
+# 1); the eager runs again with the fork and the join taken out, which the check must name.
+set(pass_graph_grid --width 131 --height 40 --seed 5 --boundary torus --halo nccl)
+golmpi_test(cudasim_pass_graph_deep PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
+  COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
+          --expect exchange,quiet,eager ${pass_graph_grid} --halo-depth 16 --steps 32
+          --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+golmpi_test(cudasim_pass_graph_eager PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
+  COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
+          --expect exchange,eager ${pass_graph_grid} --halo-depth 1 --no-graphs --steps 8
+          --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+golmpi_test(cudasim_pass_graph_replayed PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
+  COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
+          --expect exchange,graph ${pass_graph_grid} --halo-depth 1 --steps 8
+          --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+foreach(m "pass_join;join" "pass_fork;fork")
+  list(GET m 0 mutant)
+  list(GET m 1 edge)
+  golmpi_test(cudasim_pass_graph_${mutant} PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
+    COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
+            --mutant $<TARGET_FILE:golmpi_mut_${mutant}> --missing ${edge} --expect exchange,quiet
+            ${pass_graph_grid} --halo-depth 16 --steps 32
+            --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+endforeach()
