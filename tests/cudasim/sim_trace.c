@@ -40,8 +40,8 @@ void sim_trace_op(const struct CUstream_st *s, const sim_op *op, const sim_vc *v
         const cudasim_access *a = &op->acc[k];
         if (!a->bytes) continue;
         const char *m = a->mode == (CUDASIM_READ | CUDASIM_WRITE) ? "rw"
-                        : a->mode & CUDASIM_WRITE                  ? "w"
-                                                                   : "r";
+                        : a->mode & CUDASIM_WRITE                 ? "w"
+                                                                  : "r";
         fprintf(f, " %s %#lx %zu", m, (unsigned long)(uintptr_t)a->p, a->bytes);
     }
     fputs(" | vc", f);
