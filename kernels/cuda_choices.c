@@ -45,6 +45,12 @@ cuda_pass_rows cuda_pass_split(const gol_pass *pass, int64_t k) {
     return c;
 }
 
+int64_t cuda_resident_share(int64_t resident, const gol_gpu_share *gpu) {
+    const int64_t ranks = gpu->mps && gpu->ranks_on_gpu > 1 ? gpu->ranks_on_gpu : 1;
+    const int64_t share = (resident + ranks - 1) / ranks;
+    return share > 0 ? share : 1;
+}
+
 int cuda_mark_due(int64_t queued) { return queued > 0 && queued % CUDA_MARK_EVERY == 0; }
 
 int64_t cuda_mark_to_wait(int64_t m) { return m >= CUDA_MARKS_AHEAD ? m - CUDA_MARKS_AHEAD : -1; }

@@ -174,7 +174,22 @@ static void test_stall_message(void) {
     EXPECT(!cuda_stall_is_local(0, 1, 1, 1), "two ranks on a torus");
 }
 
+/* Under MPS a rank sizes its launches to its share of the GPU, rounded up; without MPS, alone or
+ * taking turns, to the whole GPU. 132 SMs x 3 blocks: an H200's deep kernel. */
+static void test_resident_share(void) {
+    const gol_gpu_share alone = {1, 1, false}, turns = {4, 4, false}, mps4 = {4, 4, true},
+                        mps3 = {4, 3, true}, mps_alone = {4, 1, true};
+    EXPECT(cuda_resident_share(396, &alone) == 396, "one rank: the whole GPU");
+    EXPECT(cuda_resident_share(396, &turns) == 396, "no MPS: each rank alone in its turn");
+    EXPECT(cuda_resident_share(396, &mps4) == 99, "4 ranks under MPS: a quarter");
+    EXPECT(cuda_resident_share(397, &mps4) == 100, "rounded up");
+    EXPECT(cuda_resident_share(396, &mps3) == 132, "this rank's GPU has 3 ranks, not the most");
+    EXPECT(cuda_resident_share(396, &mps_alone) == 396, "alone on its GPU, MPS or not");
+    EXPECT(cuda_resident_share(2, &mps4) == 1, "never below one block");
+}
+
 int main(void) {
+    test_resident_share();
     test_frame_staging();
     test_account();
     test_marks();
