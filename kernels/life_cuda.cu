@@ -411,7 +411,8 @@ GOL_HD inline void deep_tile(Warp &w, const deep_args &a, int64_t strip, int64_t
  * [r0 - K, r1 + K) and tests rows down to r0 - 2K (generation g of input row i is row i - g - 1). */
 template <int K, bool Conway, bool Ragged, class Warp>
 GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, uint64_t fill) {
-    const int64_t warps = (int64_t)ix.grid.x * ix.block.y, items = a.shape.strips * a.shape.tiles;
+    const int64_t warps = (int64_t)ix.grid.x * ix.block.y;
+    const int64_t items = a.shape.strips * a.shape.tiles;
     for (int64_t i = (int64_t)ix.bid.x * ix.block.y + ix.tid.y; i < items; i += warps) {
         const gol_deep_item it = gol_deep_item_of(&a.shape, a.row_begin, a.row_end, i);
         const int64_t strip = it.strip, r0 = it.r0, r1 = it.r1;
@@ -697,7 +698,8 @@ extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_
                                  int64_t row_begin, int64_t row_end, int gens,
                                  int64_t live_begin, int64_t live_end, cudaStream_t s) {
     if (row_end <= row_begin || gens < 1 || gens > GOL_DEEP_MAX) return;
-    with_deep_variant(g.rule, gens, gol_deep_ragged(&g) != 0, [&](auto k, auto conway, auto ragged) {
+    const bool ragged_torus = gol_deep_ragged(&g) != 0;
+    with_deep_variant(g.rule, gens, ragged_torus, [&](auto k, auto conway, auto ragged) {
         constexpr int K = decltype(k)::value;
         constexpr bool C = decltype(conway)::value, R = decltype(ragged)::value;
         const deep_geom geo = deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, live_begin,

@@ -71,5 +71,6 @@ gol_launch gol_unpack_geometry(int64_t rows, int64_t width) {
 
 gol_launch gol_popcount_geometry(int64_t words) {
     const int64_t n = words > 0 ? words : 0, blocks = blocks_for(n, GOL_POP_BLOCK);
-    return launch_1d(blocks < GOL_POP_MAX_BLOCKS ? blocks : GOL_POP_MAX_BLOCKS, 1, GOL_POP_BLOCK, n);
+    return launch_1d(blocks < GOL_POP_MAX_BLOCKS ? blocks : GOL_POP_MAX_BLOCKS, 1, GOL_POP_BLOCK,
+                     n);
 }

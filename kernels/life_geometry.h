@@ -34,11 +34,11 @@ typedef struct gol_cuda_grid {
 
 /* The shapes' constants; the kernels' __launch_bounds__ are these block sizes. */
 enum {
-    GOL_BLOCK_WORDS = 128,     /* one-generation kernels: threads per block along a row */
-    GOL_ROWS_PER_THREAD = 16,  /* rows one interior thread walks down */
-    GOL_MAX_GRID_Y = 65535,    /* CUDA's limit on gridDim.y */
-    GOL_DEEP_WARPS = 4,        /* warps per deep block, each a work item of its own */
-    GOL_DEEP_LANES = 32,       /* words a deep strip spans: one a lane */
+    GOL_BLOCK_WORDS = 128,    /* one-generation kernels: threads per block along a row */
+    GOL_ROWS_PER_THREAD = 16, /* rows one interior thread walks down */
+    GOL_MAX_GRID_Y = 65535,   /* CUDA's limit on gridDim.y */
+    GOL_DEEP_WARPS = 4,       /* warps per deep block, each a work item of its own */
+    GOL_DEEP_LANES = 32,      /* words a deep strip spans: one a lane */
     GOL_UNPACK_BLOCK = 256,
     GOL_POP_BLOCK = 256 /* a power of two: the block reduction halves it */
 };

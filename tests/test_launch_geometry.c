@@ -9,7 +9,8 @@
  *   test_launch_geometry [RESOURCES]
  * RESOURCES: the build's kernel resource table (tests/kernel_resources.py); with it, the test also
  * prints the model of each size's pass on a 132-SM sm_90 device (H100 SXM, H200): warps in all,
- * resident warps an SM, waves, and the longest dependent chain a warp walks, for docs/PERFORMANCE.md. */
+ * resident warps an SM, waves, and the longest dependent chain a warp walks, for
+ * docs/PERFORMANCE.md. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,8 @@ typedef struct size_case {
     int64_t width, height;
 } size_case;
 
-static const size_case sizes[] = {{4096, 4096},   {8192, 8192},   {16384, 16384},
-                                  {32768, 32768}, {65536, 65536}, {131072, 131072},
-                                  {16384, 4096},  {16384, 1024}};
+static const size_case sizes[] = {{4096, 4096},   {8192, 8192},     {16384, 16384}, {32768, 32768},
+                                  {65536, 65536}, {131072, 131072}, {16384, 4096},  {16384, 1024}};
 enum { NSIZES = sizeof sizes / sizeof sizes[0] };
 
 static char where[256]; /* the launch being checked, for the failure messages */
@@ -101,8 +101,9 @@ static gol_deep_launch check_deep(const gol_cuda_grid *g, int64_t lo, int64_t hi
         bad = it.strip < 0 || it.strip >= s->strips || it.r0 != next[it.strip] || it.r1 <= it.r0 ||
               it.r0 - gens < -k || it.r1 + gens > g->rows + k;
         if (bad)
-            EXPECT(0, "%s: item %lld: strip %lld rows [%lld, %lld), expected from %lld within "
-                      "the halo",
+            EXPECT(0,
+                   "%s: item %lld: strip %lld rows [%lld, %lld), expected from %lld within "
+                   "the halo",
                    where, (long long)i, (long long)it.strip, (long long)it.r0, (long long)it.r1,
                    (long long)(it.strip >= 0 && it.strip < s->strips ? next[it.strip] : -1));
         else
@@ -138,8 +139,12 @@ static gol_deep_launch check_deep(const gol_cuda_grid *g, int64_t lo, int64_t hi
  * rows together against pass_whole_rows. */
 static void check_pass(const gol_cuda_grid *g, int64_t k, int64_t valid, int n, int dead_top,
                        int dead_bottom, int64_t resident, int *cover) {
-    const gol_pass ps = {.rows = g->rows, .valid = valid, .gens = n, .dead_top = dead_top,
-                         .dead_bottom = dead_bottom, .tile = 0};
+    const gol_pass ps = {.rows = g->rows,
+                         .valid = valid,
+                         .gens = n,
+                         .dead_top = dead_top,
+                         .dead_bottom = dead_bottom,
+                         .tile = 0};
     const cuda_pass_rows split = cuda_pass_split(&ps, k);
     const gol_rows r[3] = {split.band[0], split.interior, split.band[1]};
     if (n == 1 && split.edges) check_edges(g);
@@ -181,7 +186,10 @@ static void check_sizes(void) {
                                              "%lld SMs x %lld blocks",
                                              (long long)c->width, (long long)c->height,
                                              torus ? "torus" : "dead",
-                                             torus ? "" : ends == 1 ? " top" : ends == 2 ? " both" : " middle",
+                                             torus       ? ""
+                                             : ends == 1 ? " top"
+                                             : ends == 2 ? " both"
+                                                         : " middle",
                                              (long long)k, (long long)valid, n, (long long)sms[m],
                                              (long long)per_sm);
                                     check_pass(&g, k, valid, n, dead_top, dead_bottom,
@@ -248,8 +256,12 @@ static void print_model(const char *table) {
                 char name[128];
                 const int64_t nwords = (c->width + 63) / 64;
                 gol_cuda_grid g = {c->height, nwords, c->width, torus, {0, 0}};
-                const gol_pass ps = {.rows = c->height, .valid = K, .gens = K,
-                                     .dead_top = !torus, .dead_bottom = !torus, .tile = 0};
+                const gol_pass ps = {.rows = c->height,
+                                     .valid = K,
+                                     .gens = K,
+                                     .dead_top = !torus,
+                                     .dead_bottom = !torus,
+                                     .tile = 0};
                 const cuda_pass_rows split = cuda_pass_split(&ps, K);
                 const gol_rows in = split.interior;
                 int64_t warps, resident_warps, tile, chain, waves;
@@ -276,9 +288,9 @@ static void print_model(const char *table) {
                     chain = (tile + 2 * (int64_t)K) * K; /* rows of the wavefront, K steps a row */
                 }
                 waves = (warps + sms * resident_warps - 1) / (sms * resident_warps);
-                const double active = (double)(warps < sms * resident_warps ? warps
-                                                                            : sms * resident_warps) /
-                                      (double)sms;
+                const double active =
+                    (double)(warps < sms * resident_warps ? warps : sms * resident_warps) /
+                    (double)sms;
                 char grid[32];
                 snprintf(grid, sizeof grid, "%lldx%lld", (long long)c->width, (long long)c->height);
                 printf("%-16s %-5s %2d %4d %7lld %9lld %8.1f %6lld %6lld %6lld\n", grid,
