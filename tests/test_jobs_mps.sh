@@ -10,6 +10,8 @@
 #   4. 4 ranks, 1 GPU, --backend cpu: no MPS;
 #   5. 4 ranks, 1 GPU, no nvidia-cuda-mps-control on PATH: the run goes on without MPS, exit 0;
 #   6. 4 ranks, the launcher fails (exit 3): the daemon it started is still stopped.
+# slurm_multinode.sbatch also on two nodes (a stand-in srun runs its MPS steps once a node): each
+# node's own daemon started and stopped, one that ran before left alone; a CPU job runs no step.
 # Usage: test_jobs_mps.sh SCRIPT... (jobs/run_local.sh, jobs/slurm_node_4gpu.sbatch, ...)
 set -uo pipefail
 TMP=$(mktemp -d /tmp/golmpi-mps.XXXXXX)
@@ -71,6 +73,7 @@ while (($#)); do
     shift
 done
 [[ $overlap == 1 && "${1:-}" == -c ]] || { echo "srun stand-in: not the MPS steps' form" >&2; exit 2; }
+echo "srun" >>"$FAKE_LOG"
 for ((i = 1; i <= n; i++)); do
     mkdir -p "$FAKE_NODES/n$i/mps"
     TMPDIR="$FAKE_NODES/n$i" CUDA_MPS_PIPE_DIRECTORY="$FAKE_NODES/n$i/mps" bash -c "$2" || exit $?
@@ -148,11 +151,17 @@ for script in "$@"; do
     FAKE_LOG=/dev/null CUDA_MPS_PIPE_DIRECTORY="$TMP/$s-nodes/n2/mps" "$TMP/bin/nvidia-cuda-mps-control" -d
     run_case "$s-nodes" "$script" 8 1 "$TMP/bin" SLURM_JOB_NUM_NODES=2 SLURM_NTASKS=8 \
         FAKE_NODES="$TMP/$s-nodes" CUDA_MPS_PIPE_DIRECTORY="$TMP/$s-nodes/n1/mps" --
-    [[ $RC == 0 && "$CALLS" == "start get_server_list launch mps-on quit" ]] ||
+    [[ $RC == 0 && "$CALLS" == "srun start get_server_list launch mps-on srun quit" ]] ||
         fail "$s: two nodes: exit $RC, calls '$CALLS': $(tail -n 20 "$TMP/$s-nodes.out")"
     [[ ! -e "$TMP/$s-nodes/n1/mps/running" && -e "$TMP/$s-nodes/n2/mps/running" ]] ||
         fail "$s: two nodes: node 1's daemon must be stopped, node 2's left running"
     ! ls "$TMP/$s-nodes"/n*/golmpi-mps-started.* 2>/dev/null || fail "$s: a node's marker left behind"
     echo "test_jobs_mps: ok: $s: two nodes: each node's own daemon started and stopped, another's left alone"
+    # a CPU job across nodes runs no MPS step on them
+    run_case "$s-nodes-cpu" "$script" 8 1 "$TMP/bin" SLURM_JOB_NUM_NODES=2 SLURM_NTASKS=8 \
+        FAKE_NODES="$TMP/$s-nodes-cpu" CUDA_MPS_PIPE_DIRECTORY="$TMP/$s-nodes-cpu/n1/mps" -- --backend cpu
+    [[ $RC == 0 && "$CALLS" == "launch mps-off" ]] ||
+        fail "$s: two nodes, --backend cpu: exit $RC, calls '$CALLS'; want no step on the nodes"
+    echo "test_jobs_mps: ok: $s: two nodes, --backend cpu: no MPS step on the nodes"
 done
 echo "test_jobs_mps: PASS"
