@@ -14,8 +14,7 @@ set_tests_properties(unit_launch_geometry PROPERTIES TIMEOUT 300)
 # Every kernel instance's registers and spills as ptxas reported them in this build
 # (cmake/kernel_resources.cmake): a spill fails. No CUDA kernels compiled (CPU only, or the
 # simulated GPU, whose kernels are host code): skipped.
-find_package(Python3 COMPONENTS Interpreter REQUIRED)
-add_test(NAME kernel_resources
-  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/cmake/kernel_resources.py check
-          ${GOLMPI_KERNEL_RESOURCES})
-set_tests_properties(kernel_resources PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+# Without a Python it is not registered (golmpi_test PYTHON): a test-only need never stops the
+# configure (tests/helpers.cmake).
+golmpi_test(kernel_resources PYTHON SKIP TIMEOUT 60
+  COMMAND ${PROJECT_SOURCE_DIR}/cmake/kernel_resources.py check ${GOLMPI_KERNEL_RESOURCES})
