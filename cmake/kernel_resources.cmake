@@ -4,7 +4,14 @@
 # table, ${PROJECT_BINARY_DIR}/kernel_resources.tsv (arch, kernel, registers, stack, spill store
 # and load bytes). The test kernel_resources (tests/geometry.cmake) fails on any spill.
 # Included by cmake/cuda.cmake, in the CUDA build only.
-find_package(Python3 COMPONENTS Interpreter REQUIRED)
+# Python runs the launcher: without it (a new user's scripts/run.sh installs only the run packages)
+# golmpi builds all the same, without the table, and kernel_resources is not registered.
+find_package(Python3 COMPONENTS Interpreter)
+if(NOT Python3_EXECUTABLE)
+  message(STATUS "no Python 3: no kernel_resources.tsv, the kernels' registers and spills "
+    "(package python3: scripts/deps.sh --test installs it)")
+  return()
+endif()
 set(GOLMPI_KERNEL_RESOURCES ${PROJECT_BINARY_DIR}/kernel_resources.tsv)
 set(golmpi_resources_py ${CMAKE_CURRENT_LIST_DIR}/kernel_resources.py)
 set_property(TARGET golmpi_core PROPERTY CUDA_COMPILER_LAUNCHER
