@@ -209,7 +209,12 @@ golmpi_test(cudasim_pass_graph_replayed PYTHON ONE_THREAD TIMEOUT 600 LABELS "gp
   COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
           --expect exchange,graph ${pass_graph_grid} --halo-depth 1 --steps 8
           --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-foreach(m "pass_join;join" "pass_fork;fork")
+# the interior made to wait for its own pass's bands: no race, every frame right, only slower;
+# the race check cannot see it, the dependency graph must
+golmpi_mutant(interior_waits kernels/backend_cuda.c
+  "    /* queued before a host-side MPI exchange below"
+  "    join_comm(cb)\\x3b\\n    /* queued before a host-side MPI exchange below")
+foreach(m "pass_join;join" "pass_fork;fork" "interior_waits;interior||edges")
   list(GET m 0 mutant)
   list(GET m 1 edge)
   golmpi_test(cudasim_pass_graph_${mutant} PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
