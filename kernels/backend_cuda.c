@@ -47,6 +47,7 @@ typedef struct cuda_backend {
     int64_t row_words;  /* nwords */
     size_t row_bytes;
     int device;
+    int launch_ranks; /* ranks running kernels on this GPU side by side (MPS): deep launches' share */
     int64_t depth; /* k: halo rows a side, exchanged every k generations */
 
     uint64_t *buf_d[2];
@@ -113,7 +114,7 @@ static void pass_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cu
     const int64_t rows = cb->slab.rows, reach = 2 * cb->depth + 1;
     int64_t live_lo = cb->slab.up < 0 ? 0 : -reach;
     int64_t live_hi = cb->slab.down < 0 ? rows : rows + reach;
-    launch_life_deep(cb->grid, src, dst, lo, hi, n, live_lo, live_hi, s);
+    launch_life_deep(cb->grid, src, dst, lo, hi, n, live_lo, live_hi, cb->launch_ranks, s);
 }
 
 /* One pass of n generations (n <= valid, n <= GOL_DEEP_MAX) from buffer p into p ^ 1, valid halo
@@ -265,6 +266,7 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
     cuda_backend *cb = gol_xcalloc(1, sizeof *cb);
     init_geometry(cb, slab);
     cb->depth = plan->depth;
+    cb->launch_ranks = cuda_launch_ranks(&plan->gpu);
     cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
     create_streams(cb);               /* compute, comm (higher priority), fork and join */
     cb->watch = cuda_watch_create(slab, cfg->timeout_s, cb->compute); /* marks, the watchdog */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "halo/halo.h"
+#include "kernels/life_geometry.h"
 
 int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords) {
     return (rows + 2 * depth) * nwords * (int64_t)sizeof(uint64_t);
@@ -45,11 +46,10 @@ cuda_pass_rows cuda_pass_split(const gol_pass *pass, int64_t k) {
     return c;
 }
 
-int64_t cuda_resident_share(int64_t resident, const gol_gpu_share *gpu) {
-    const int64_t ranks = gpu->mps && gpu->ranks_on_gpu > 1 ? gpu->ranks_on_gpu : 1;
-    const int64_t share = (resident + ranks - 1) / ranks;
-    return share > 0 ? share : 1;
+int cuda_launch_ranks(const gol_gpu_share *gpu) {
+    return gpu->mps && gpu->ranks_on_gpu > 1 ? gpu->ranks_on_gpu : 1;
 }
+
 
 int cuda_mark_due(int64_t queued) { return queued > 0 && queued % CUDA_MARK_EVERY == 0; }
 

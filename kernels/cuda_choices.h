@@ -63,14 +63,12 @@ typedef struct cuda_pass_rows {
 
 cuda_pass_rows cuda_pass_split(const gol_pass *pass, int64_t k);
 
-/* The blocks of a kernel this rank's launches may count on: `resident`, the blocks its GPU holds
- * at once (the occupancy API's), divided among the ranks that share the GPU under MPS, rounded up
- * (core/plan.h's gol_gpu_share). Under MPS the ranks' kernels run side by side, so a launch sized
- * for the whole GPU would leave each rank a partial last wave; without MPS the ranks take turns,
- * each alone on the whole GPU in its time slice, and keep it all. At least 1. No launch takes it
- * yet: launch_life_deep asks the occupancy API for `resident` itself (kernels/life_cuda.cu's
- * deep_resident), and its caller (backend_cuda.c's pass_rows) cannot pass a share in. */
-int64_t cuda_resident_share(int64_t resident, const gol_gpu_share *gpu);
+/* The ranks whose kernels run on this rank's GPU side by side (core/plan.h's gol_gpu_share): those
+ * on it under MPS, else 1. launch_life_deep sizes its grid to this rank's share of the blocks the
+ * GPU holds at once (life_geometry.h's gol_resident_share): under MPS the ranks' kernels run side
+ * by side, so a launch sized for the whole GPU would leave each rank a partial last wave; without
+ * MPS the ranks take turns, each alone on the whole GPU in its time slice, and keep it all. */
+int cuda_launch_ranks(const gol_gpu_share *gpu);
 
 /* Generations in flight. The host may queue work far ahead of the GPU (a graph launch returns at
  * once), but then a stalled peer would only show when the launch queue fills and a launch blocks

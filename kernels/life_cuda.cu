@@ -623,7 +623,8 @@ extern "C" void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_
 
 extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
                                  int64_t row_begin, int64_t row_end, int gens,
-                                 int64_t live_begin, int64_t live_end, cudaStream_t s) {
+                                 int64_t live_begin, int64_t live_end,
+                                 int ranks, cudaStream_t s) {
     if (row_end <= row_begin || gens < 1 || gens > GOL_DEEP_MAX) return;
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
@@ -634,7 +635,7 @@ extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_
     sim_launch(s, "life_deep", {sim_rows(g, src_d, lo, hi, CUDASIM_READ),
                                 sim_rows(g, dst_d, row_begin, row_end, CUDASIM_WRITE)},
                sim_deep{g, src_d, dst_d, row_begin, row_end, live_begin, live_end,
-                        (int64_t)sms * per_sm, gens});
+                        gol_resident_share((int64_t)sms * per_sm, ranks), gens});
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -696,14 +697,15 @@ template <int K, bool Conway, bool Ragged> int64_t deep_resident() {
 
 extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
                                  int64_t row_begin, int64_t row_end, int gens,
-                                 int64_t live_begin, int64_t live_end, cudaStream_t s) {
+                                 int64_t live_begin, int64_t live_end,
+                                 int ranks, cudaStream_t s) {
     if (row_end <= row_begin || gens < 1 || gens > GOL_DEEP_MAX) return;
     const bool ragged_torus = gol_deep_ragged(&g) != 0;
     with_deep_variant(g.rule, gens, ragged_torus, [&](auto k, auto conway, auto ragged) {
         constexpr int K = decltype(k)::value;
         constexpr bool C = decltype(conway)::value, R = decltype(ragged)::value;
         const deep_geom geo = deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, live_begin,
-                                            live_end, deep_resident<K, C, R>());
+                                            live_end, gol_resident_share(deep_resident<K, C, R>(), ranks));
         deep_kernel<K, C, R><<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
     });
     CUDA_CHECK(cudaGetLastError());

@@ -34,10 +34,12 @@ void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, i
  * generations here, a pass of one on launch_life_rows and launch_life_edges). Reads src
  * rows [row_begin - gens, row_end + gens) that lie in [live_begin, live_end); rows outside that
  * range are dead at every generation (past a dead boundary), whatever src holds there. Writes dst
- * rows [row_begin, row_end) and nothing else; src_d != dst_d. An empty range launches nothing. */
+ * rows [row_begin, row_end) and nothing else; src_d != dst_d. An empty range launches nothing.
+ * ranks: the ranks whose kernels run on this GPU side by side (cuda_choices.h's cuda_launch_ranks;
+ * 1: the whole GPU); the launch is sized to this rank's share of the resident blocks. */
 void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
                       int64_t row_end, int gens, int64_t live_begin, int64_t live_end,
-                      cudaStream_t s);
+                      int ranks, cudaStream_t s);
 
 /* rows packed rows (stride nwords words) starting at src_d into rows*width bytes of 0/1. */
 void launch_unpack_u8(const uint64_t *src_d, uint8_t *dst_d, int64_t rows, int64_t nwords,

@@ -74,3 +74,9 @@ gol_launch gol_popcount_geometry(int64_t words) {
     return launch_1d(blocks < GOL_POP_MAX_BLOCKS ? blocks : GOL_POP_MAX_BLOCKS, 1, GOL_POP_BLOCK,
                      n);
 }
+
+int64_t gol_resident_share(int64_t resident, int ranks) {
+    if (ranks < 1) ranks = 1;
+    const int64_t share = (resident + ranks - 1) / ranks;
+    return share > 0 ? share : 1;
+}

@@ -87,6 +87,9 @@ int gol_deep_ragged(const gol_cuda_grid *g);
  * tiles of at least 8 gens rows: as many waves as GOL_DEEP_WARP_TARGET warps make, fewer where
  * such tiles cannot fill them; within [8 gens, GOL_DEEP_TILE_MAX]. */
 int64_t gol_deep_tile_rows(int64_t span, int64_t strips, int gens, int64_t resident);
+/* Of `resident` blocks a GPU holds at once, the share of one of `ranks` ranks whose kernels run on
+ * it side by side (MPS), rounded up so the ranks together fill it; at least 1. */
+int64_t gol_resident_share(int64_t resident, int ranks);
 /* launch_life_deep of rows [row_begin, row_end), gens generations, on a device that holds
  * `resident` blocks of the kernel at once: a 1-D grid of blocks of GOL_DEEP_WARPS warps. */
 gol_deep_launch gol_deep_geometry(const gol_cuda_grid *g, int64_t row_begin, int64_t row_end,

@@ -56,7 +56,7 @@ static void run_deep_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *dst,
     CUDA_CHECK(cudaMemcpy(src_d, src, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dst_d, dst, bytes, cudaMemcpyHostToDevice));
     launch_life_deep(g, src_d + row0, dst_d + row0, row_begin, row_end, gens, live_begin, live_end,
-                     0);
+                     1, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(dst, dst_d, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(src_d));
