@@ -47,8 +47,8 @@ typedef struct cuda_backend {
     int64_t row_words;  /* nwords */
     size_t row_bytes;
     int device;
-    int launch_ranks; /* ranks running kernels on this GPU side by side (MPS): deep launches' share */
-    int64_t depth; /* k: halo rows a side, exchanged every k generations */
+    int launch_ranks; /* ranks running kernels on this GPU side by side (MPS) */
+    int64_t depth;    /* k: halo rows a side, exchanged every k generations */
 
     uint64_t *buf_d[2];
     int cur;       /* buf_d[cur] holds the current generation */
