@@ -88,18 +88,19 @@ def check(src, design):
     failures = []
     # a file:function broken after its colon onto the next line is one name
     joined = re.sub(r"(" + PATH + r"):`?\s*\n\s*", r"\1:", text)
+
+    def defined(said, path, name):
+        if path not in code.text:
+            failures.append(f"{said}: no file {path}")
+        elif code.body(name, path) is None:
+            failures.append(f"{said}: {path} defines no function {name}")
+
     for m in re.finditer(r"(" + PATH + r"):`?(\w+)`?", joined):
         path, name = m.groups()
-        if path not in code.text:
-            failures.append(f"{path}:{name}: no file {path}")
-        elif code.body(name, path) is None:
-            failures.append(f"{path}:{name}: {path} defines no function {name}")
+        defined(f"{path}:{name}", path, name)
     for m in re.finditer(r"`?\b([a-z]\w*_\w+)`?\s+\((" + PATH + r")", text):
         name, path = m.groups()
-        if path not in code.text:
-            failures.append(f"{name} ({path}): no file {path}")
-        elif code.body(name, path) is None:
-            failures.append(f"{name} ({path}): {path} defines no function {name}")
+        defined(f"{name} ({path})", path, name)
     # "`a` → `b`" in the text, "a -> b" or "a -> file:b" in the blocks (not "b->ops->advance")
     chain = r"`?\b([a-z]\w*_\w+)`?\s+(?:→|->)\s+(?=`?(?:" + PATH + r":)?`?([a-z]\w*_\w+)\b)"
     for m in re.finditer(chain, joined):
