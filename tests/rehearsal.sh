@@ -406,6 +406,26 @@ fresh() {
   say "PASS in $((SECONDS - t0)) s"
 }
 
+# own_rehearsal LOG FUNCTION ARGS...: FUNCTION ARGS as a rehearsal of its own, its output into
+# LOG, that stops at its first failure (not in a condition, where errexit would be off) and says it
+# with a marker of its own; rc= its exit status (the modes that expect it to fail)
+own_rehearsal() {
+  local log=$1
+  shift
+  set +e
+  trap - ERR
+  (
+    set -e
+    said=$(mktemp -u "${TMPDIR:-/tmp}/rehearsal-said.XXXXXX")
+    trap on_err ERR
+    trap 'rm -f "$said"; [[ -z $work ]] || rm -rf --one-file-system "$work"' EXIT
+    "$@"
+  ) >"$log" 2>&1
+  rc=$?
+  trap on_err ERR
+  set -e
+}
+
 (($# >= 2)) || { sed -n '2,/^set -eEuo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 mode=$1
 shift
@@ -441,20 +461,7 @@ run | missing)
   [[ -n $pkg ]] || fail "golmpi names no library that a Debian package owns and the bare root lacks"
   say "leaving $pkg ($lib) out of the carry: the rehearsal must fail naming $lib"
   log=$(mktemp "${TMPDIR:-/tmp}/rehearsal-missing.XXXXXX")
-  # a rehearsal of its own, which stops at its first failure (not in a condition, where errexit
-  # would be off) and says it with a marker of its own
-  set +e
-  trap - ERR
-  (
-    set -e
-    said=$(mktemp -u "${TMPDIR:-/tmp}/rehearsal-said.XXXXXX")
-    trap on_err ERR
-    trap 'rm -f "$said"; [[ -z $work ]] || rm -rf --one-file-system "$work"' EXIT
-    rehearse "$1" "$2" "$pkg"
-  ) >"$log" 2>&1
-  rc=$?
-  trap on_err ERR
-  set -e
+  own_rehearsal "$log" rehearse "$1" "$2" "$pkg"
   out=$(cat "$log")
   rm -f "$log"
   echo "$out" | tail -30
@@ -475,18 +482,7 @@ fresh-required)
     --exclude="*.h5" -cf - . | tar -C "$copy" -xf -
   sed -i '1i find_package(Python3 COMPONENTS Interpreter REQUIRED)' "$copy/tests/halo.cmake"
   say "tests/halo.cmake of a copy REQUIRES Python3: the fresh rehearsal must fail configuring"
-  set +e
-  trap - ERR
-  (
-    set -e
-    said=$(mktemp -u "${TMPDIR:-/tmp}/rehearsal-said.XXXXXX")
-    trap on_err ERR
-    trap 'rm -f "$said"; [[ -z $work ]] || rm -rf --one-file-system "$work"' EXIT
-    fresh "$copy"
-  ) >"$log" 2>&1
-  rc=$?
-  trap on_err ERR
-  set -e
+  own_rehearsal "$log" fresh "$copy"
   tail -30 "$log"
   ((rc != 0)) || fail "the fresh rehearsal passed with a test-only REQUIRED Python3"
   grep -q "Could NOT find Python3" "$log" || fail "no 'Could NOT find Python3' from the configure"
