@@ -704,8 +704,9 @@ extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_
     with_deep_variant(g.rule, gens, ragged_torus, [&](auto k, auto conway, auto ragged) {
         constexpr int K = decltype(k)::value;
         constexpr bool C = decltype(conway)::value, R = decltype(ragged)::value;
+        const int64_t resident = gol_resident_share(deep_resident<K, C, R>(), ranks);
         const deep_geom geo = deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, live_begin,
-                                            live_end, gol_resident_share(deep_resident<K, C, R>(), ranks));
+                                            live_end, resident);
         deep_kernel<K, C, R><<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
     });
     CUDA_CHECK(cudaGetLastError());

@@ -181,11 +181,14 @@ static void test_resident_share(void) {
     const gol_gpu_share alone = {1, 1, false}, turns = {4, 4, false}, mps4 = {4, 4, true},
                         mps3 = {4, 3, true}, mps_alone = {4, 1, true};
     EXPECT(gol_resident_share(396, cuda_launch_ranks(&alone)) == 396, "one rank: the whole GPU");
-    EXPECT(gol_resident_share(396, cuda_launch_ranks(&turns)) == 396, "no MPS: each rank alone in its turn");
+    EXPECT(gol_resident_share(396, cuda_launch_ranks(&turns)) == 396,
+           "no MPS: each rank alone in its turn");
     EXPECT(gol_resident_share(396, cuda_launch_ranks(&mps4)) == 99, "4 ranks under MPS: a quarter");
     EXPECT(gol_resident_share(397, cuda_launch_ranks(&mps4)) == 100, "rounded up");
-    EXPECT(gol_resident_share(396, cuda_launch_ranks(&mps3)) == 132, "this rank's GPU has 3 ranks, not the most");
-    EXPECT(gol_resident_share(396, cuda_launch_ranks(&mps_alone)) == 396, "alone on its GPU, MPS or not");
+    EXPECT(gol_resident_share(396, cuda_launch_ranks(&mps3)) == 132,
+           "this rank's GPU has 3 ranks, not the most");
+    EXPECT(gol_resident_share(396, cuda_launch_ranks(&mps_alone)) == 396,
+           "alone on its GPU, MPS or not");
     EXPECT(gol_resident_share(2, cuda_launch_ranks(&mps4)) == 1, "never below one block");
 }
 
