@@ -107,10 +107,17 @@ void gol_on_peer_lost(int (*tell)(void *, int), void (*heard)(void *, int, doubl
     tell_arg = arg;
 }
 
+/* The line the deadline prints, made when the path begins (MPI may be unusable when it fires):
+ * without it the user would see only mpiexec's report of an exit code, with no word of why the
+ * rank never reached MPI_Abort. */
+static char grace_line[512];
+
 static void *grace_main(void *arg) {
     struct timespec ts = {FATAL_DEADLINE_S, 0};
     while (nanosleep(&ts, &ts) != 0) {
     }
+    ssize_t w = write(STDERR_FILENO, grace_line, strlen(grace_line));
+    (void)w;
     _exit((int)(intptr_t)arg);
 }
 
@@ -121,6 +128,12 @@ static void fatal_claim(int code) {
     if (__atomic_exchange_n(&fatal_taken, 1, __ATOMIC_SEQ_CST))
         for (;;)
             pause();
+    char host[256];
+    int rank = gol_host_rank(host, sizeof host);
+    snprintf(grace_line, sizeof grace_line,
+             "golmpi: rank %d on host %s: the way out blocked for %d s (telling the others, a "
+             "teardown or MPI_Abort); exiting %d without MPI_Abort\n",
+             rank, host, FATAL_DEADLINE_S, code);
     pthread_t t;
     if (pthread_create(&t, NULL, grace_main, (void *)(intptr_t)code) == 0) pthread_detach(t);
 }

@@ -65,12 +65,12 @@ typedef struct halo_ops {
     /* Health poll: aborts with the library's message when an asynchronous error is pending (a
      * dead peer, a network failure). Local and cheap; never blocks. NULL: nothing to watch. */
     void (*poll)(void *impl);
-    /* Tears the exchange down without waiting for any peer (ncclCommAbort: NCCL's kernels stop
-     * spinning on a neighbour that stopped answering), so that a rank whose watchdog fired can
-     * abort instead of hanging in the teardown. Returns within HALO_ABORT_GRACE_S seconds
-     * whatever the library does (the teardown runs on a helper thread, left behind if it
-     * overruns). Only exiting may follow (MPI_Abort); no other op, not even destroy. Local.
-     * NULL: nothing outlives the process's own abort (the host MPI modes). */
+    /* Starts tearing the exchange down (ncclCommAbort: NCCL's kernels stop spinning on a
+     * neighbour that stopped answering) and returns at once, so that a rank whose watchdog fired
+     * aborts instead of hanging in the teardown: the teardown runs on a helper thread, and NCCL's
+     * is collective over the node's ranks, which a missing peer never joins. Only exiting may
+     * follow (MPI_Abort); no other op, not even destroy. Local. NULL: nothing outlives the
+     * process's own abort (the host MPI modes). */
     void (*abort)(void *impl);
     /* Signs of life apart from the rows (halo/heartbeat.h), for a caller whose waits on the
      * stream must tell a slow neighbour from a stopped one (sampled modes). heard: MPI_Wtime()
@@ -86,7 +86,7 @@ typedef struct halo_ops {
     void (*posted)(void *impl, int64_t posts);
 } halo_ops;
 
-/* The longest an abort op waits for the library's teardown before it returns anyway. */
+/* The longest the agreed end (every rank tears down) waits for the library's teardown. */
 #define HALO_ABORT_GRACE_S 5.0
 
 /* One line of the table of modes in halo/halo.c. */

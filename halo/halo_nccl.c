@@ -15,9 +15,10 @@
  * for the peer's own first exchange: it runs on a helper thread, watched against --timeout
  * (watched_exchange), so a peer stuck before its first exchange makes its neighbours abort every
  * rank, naming it. ncclCommAbort frees device memory and synchronises streams, and can block
- * there (NVIDIA/nccl issues 549, 1317): it too runs on a helper thread, waited for at most
- * HALO_ABORT_GRACE_S (abort_bounded). A captured exchange, inside which NCCL registers the buffers
- * with the peers, runs on a watched helper thread too.
+ * there (NVIDIA/nccl issues 549, 1317), and it is collective over the node's ranks: it too runs
+ * on a helper thread, waited for only at the agreed end, at most HALO_ABORT_GRACE_S
+ * (abort_within). A captured exchange, inside which NCCL registers the buffers with the peers,
+ * runs on a watched helper thread too.
  *
  * With a timeout and a peer, a heartbeat (halo/heartbeat.h) runs as in the host MPI mode: a
  * stopped neighbour is judged by silence wherever this rank waits (the stop vote, its writer),
@@ -94,23 +95,32 @@ static void run_abort(nccl_job *job) {
         (void)ncclCommAbort(job->comms[i]);
 }
 
-/* ncclCommAbort of the communicators, waited for at most HALO_ABORT_GRACE_S: only MPI_Abort
- * follows, which must be reached whatever NCCL does. The results change nothing. */
-static void abort_bounded(int device, const ncclComm_t *comms, int ncomms) {
+/* ncclCommAbort of the communicators on a helper thread, waited for at most wait_s: only exiting
+ * follows, which must be reached whatever NCCL does. The results change nothing. NCCL's abort is
+ * collective over the node's ranks (every active rank must call it), so it can return only where
+ * every rank aborts: the agreed end (exit_hook) waits for it, HALO_ABORT_GRACE_S at most. A rank
+ * that aborts because a peer is missing (abort_alone) does not wait: that peer, stopped or never
+ * started, will not call it, nor will the ranks told to wait for this one's MPI_Abort. The call
+ * still stops NCCL's kernels on this GPU first. */
+static void abort_within(int device, const ncclComm_t *comms, int ncomms, double wait_s) {
     nccl_job *job = gol_xcalloc(1, sizeof *job); /* left to the thread: see nccl_job */
     job->run = run_abort;
     job->device = device;
     memcpy(job->comms, comms, (size_t)ncomms * sizeof *comms);
     job->ncomms = ncomms;
     if (!job_start(job)) return;
-    gol_poll_until(job_finished, job, HALO_ABORT_GRACE_S);
+    if (wait_s > 0) gol_poll_until(job_finished, job, wait_s);
+}
+
+static void abort_alone(int device, const ncclComm_t *comms, int ncomms) {
+    abort_within(device, comms, ncomms, 0);
 }
 
 /* Past --timeout seconds of setup (since t0), some rank never took part: abort every rank. */
 static void setup_deadline(const halo_nccl *h, ncclComm_t comm, double t0, const char *what) {
     double waited = MPI_Wtime() - t0;
     if (h->timeout_s <= 0 || waited <= h->timeout_s) return;
-    abort_bounded(h->device, &comm, 1);
+    abort_alone(h->device, &comm, 1);
     gol_abort_msg("NCCL setup (%s) did not finish in %.0f s (--timeout): some rank did not take "
                   "part or cannot be reached; aborting every rank",
                   what, waited);
@@ -173,8 +183,16 @@ static void split_blocking(halo_nccl *h) {
     wait_ready(h, h->comm, what);
 }
 
-static void nccl_abort(void *impl);
-static void exit_hook(void *impl) { nccl_abort(impl); }
+/* Both communicators aborted, waited for at most wait_s (abort_within). */
+static void tear_down(halo_nccl *h, double wait_s) {
+    if (!h->have_comm) return;
+    h->have_comm = 0;
+    ncclComm_t comms[2] = {h->comm, h->init};
+    abort_within(h->device, comms, 2, wait_s);
+}
+
+/* The agreed end: every rank aborts, so the abort can finish, and is waited for. */
+static void exit_hook(void *impl) { tear_down(impl, HALO_ABORT_GRACE_S); }
 
 static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
                          double timeout_s) {
@@ -256,7 +274,7 @@ static int connected(void *arg, double since) {
         char who[96];
         halo_name_neighbours(who, sizeof who, h->up, h->down);
         ncclComm_t comms[2] = {h->comm, h->init};
-        abort_bounded(h->device, comms, 2);
+        abort_alone(h->device, comms, 2);
         /* the one neighbour, where only one can owe it, is the lost rank the others hear */
         int lost = h->up >= 0 && h->down >= 0 && h->up != h->down ? -1
                    : h->up >= 0                                  ? h->up
@@ -346,15 +364,9 @@ static void nccl_poll(void *impl) {
     }
 }
 
-/* The watchdog's way out: NCCL's kernels stop waiting on the silent peer, within
- * HALO_ABORT_GRACE_S. The results are not checked: MPI_Abort follows whatever they are. */
-static void nccl_abort(void *impl) {
-    halo_nccl *h = impl;
-    if (!h->have_comm) return;
-    h->have_comm = 0;
-    ncclComm_t comms[2] = {h->comm, h->init};
-    abort_bounded(h->device, comms, 2);
-}
+/* The watchdog's way out: a peer is missing, so the abort is not waited for (abort_within);
+ * MPI_Abort follows at once. */
+static void nccl_abort(void *impl) { tear_down(impl, 0); }
 
 static double nccl_heard(void *impl, int peer) {
     return heartbeat_heard(((halo_nccl *)impl)->hb, peer);

@@ -40,9 +40,9 @@ static void retire_marks(cuda_watch *w) {
 }
 
 /* What a stall that involves a neighbour does once this rank's line is out: the others are told
- * (silent: the lost rank, or -1), then the exchange is torn down, so that NCCL's kernels stop
- * spinning on the silent peer (halo_abort returns within HALO_ABORT_GRACE_S even if ncclCommAbort
- * blocks; the fatal path's own deadline bounds it too). */
+ * (silent: the lost rank, or -1), then the exchange's teardown is started, so that NCCL's kernels
+ * stop spinning on the silent peer (halo_abort does not wait for it: ncclCommAbort is collective,
+ * and the silent peer never joins it). */
 typedef struct teardown {
     gol_halo *halo;
     int silent;

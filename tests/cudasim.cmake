@@ -69,6 +69,8 @@ golmpi_mpi_test(NAME cudasim_nccl_duplicate_gpu RANKS 2
 golmpi_mpi_test(NAME cudasim_nccl_captured_eager RANKS 2
   COMMAND $<TARGET_FILE:test_sim> nccl_captured_eager)
 golmpi_mpi_test(NAME cudasim_nccl_teardown RANKS 2 COMMAND $<TARGET_FILE:test_sim> nccl_teardown)
+golmpi_mpi_test(NAME cudasim_nccl_abort_collective RANKS 2
+  COMMAND $<TARGET_FILE:test_sim> nccl_abort_collective)
 set_tests_properties(cudasim_nccl_blocking cudasim_nccl_duplicate_gpu cudasim_nccl_captured_eager
   cudasim_nccl_teardown PROPERTIES TIMEOUT 60 LABELS "gpu;sim")
 set_property(TEST cudasim_nccl_duplicate_gpu APPEND PROPERTY ENVIRONMENT GOLMPI_SIM_DEVICES=1)
@@ -106,6 +108,11 @@ golmpi_driver_test(cudasim_checkpoint_resume test_checkpoint.py PROCESSORS 3 TIM
 # every rank ends within --timeout + 5 s, with a message naming the rank.
 golmpi_driver_test(cudasim_faults test_sim_faults.py PROCESSORS 3 TIMEOUT 300 LABELS "gpu;sim"
   ARGS --cases stop-nccl,stop-mpi,kill-nccl,kill-mpi,nccl-error,device-nccl,device-mpi)
+# Two ranks, rank 1 stopped: rank 0, its one survivor and finder, reaches MPI_Abort, its way out
+# not blocked by NCCL's teardown (collective: the stopped rank never joins it).
+set(abort_route_case --cases stop-nccl --ranks 2 --via-abort)
+golmpi_driver_test(cudasim_faults_two_ranks test_sim_faults.py PROCESSORS 2 TIMEOUT 120
+  LABELS "gpu;sim" ARGS ${abort_route_case})
 
 # The fault matrix's simulated-GPU cells (cudasim_fault_matrix_nccl, _mpi): tests/fault_matrix.cmake.
 
@@ -173,6 +180,11 @@ golmpi_mutant(graph_eager kernels/backend_cuda.c
 golmpi_mutant(finalize_wait halo/halo_nccl.c
   "        if (rc == ncclInProgress)\\n            wait_ready(h, h->init, \"ncclCommFinalize\")\\x3b\\n        else\\n            NCCL_CHECK(rc)\\x3b\\n"
   "        if (rc != ncclInProgress) NCCL_CHECK(rc)\\x3b\\n")
+# the watchdog waiting (HALO_ABORT_GRACE_S) for its NCCL teardown, which is collective: the
+# stopped peer never joins it, so the way out blocks until the fatal path's deadline ends it
+golmpi_mutant(abort_waits halo/halo_nccl.c
+  "static void nccl_abort(void *impl) { tear_down(impl, 0)\\x3b }"
+  "static void nccl_abort(void *impl) { tear_down(impl, HALO_ABORT_GRACE_S)\\x3b }")
 
 golmpi_mutation_test(load_fork load_fork RANKS 2 ARGS --pattern ${GOLMPI_TEST_DIR}/patterns/gosper.rle
   --width 131 --height 37 --steps 24 --save-every 3 --halo nccl --halo-depth 2)
@@ -191,6 +203,16 @@ if(TARGET golmpi_mut_watch_bound)
     --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
   set_tests_properties(cudasim_mutation_watch_bound PROPERTIES
     PASS_REGULAR_EXPRESSION "device-nccl: [0-9.]+ s after the fault, still running")
+endif()
+# rank 1 stops in a two-rank run (cudasim_faults_two_ranks): the mutant's one survivor blocks in
+# the teardown until its fatal path's deadline ends it.
+if(TARGET golmpi_mut_abort_waits)
+  golmpi_test(cudasim_mutation_abort_waits PYTHON ONE_THREAD PROCESSORS 2 TIMEOUT 120
+    LABELS "gpu;sim" COMMAND ${GOLMPI_TEST_DIR}/test_sim_faults.py
+    --golmpi $<TARGET_FILE:golmpi_mut_abort_waits> ${abort_route_case}
+    --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+  set_tests_properties(cudasim_mutation_abort_waits PROPERTIES
+    PASS_REGULAR_EXPRESSION "stop-nccl: (a rank's way out blocked|gone [0-9.]+ s after the fault, past|[0-9.]+ s after the fault, still running)")
 endif()
 
 # A pass's dependency graph (tests/cudasim/test_pass_graph.py, on the trace of tests/cudasim/

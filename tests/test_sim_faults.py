@@ -3,7 +3,11 @@
 --backend cuda writing frames, and one fault at rank 1 while it runs. Every rank and mpiexec must
 be gone within --timeout + GRACE_S of the fault, non-zero, with a line that names rank 1 (or the
 library's error, for an NCCL error). Each case prints how long the ranks took.
-    test_sim_faults.py --golmpi PATH [--cases a,b] --mpiexec MPIEXEC [FLAGS...]
+    test_sim_faults.py --golmpi PATH [--cases a,b] [--no-output] [--ranks N] [--via-abort]
+                       --mpiexec MPIEXEC [FLAGS...]
+--via-abort: also no rank's way out may block until its fatal path's deadline ends it ("the way
+out blocked": a teardown waiting on a stopped peer, say); meant for --ranks 2, whose one survivor
+finds the fault itself, and so tears NCCL down itself.
 Cases: stop-nccl, stop-mpi (SIGSTOP), kill-nccl, kill-mpi (SIGKILL), nccl-error (the simulated
 NCCL's asynchronous error, GOLMPI_SIM_NCCL_ERROR_RANK), device-nccl, device-mpi (rank 1's device
 stops making progress, GOLMPI_SIM_STALL_RANK; timed from the simulator's line announcing the
@@ -13,6 +17,7 @@ import argparse, os, re, signal, subprocess, sys, tempfile, time
 from mpi_ranks import alive, find_ranks, kill_run
 
 RANKS, TIMEOUT_S, GRACE_S, FAULTY = 3, 5, 5, 1
+VIA_ABORT = False  # --via-abort: no rank's way out may block
 AFTER_S = 2.0  # the simulated faults begin this long after the ranks start their devices
 STALL_LINE = "cudasim: the device stops now"  # tests/cudasim/sim.h's SIM_STALL_LINE
 CASES = ("stop-nccl", "stop-mpi", "kill-nccl", "kill-mpi", "nccl-error", "device-nccl",
@@ -99,6 +104,11 @@ def check(name, mpi, pids, took, err):
     if took > TIMEOUT_S + GRACE_S:
         return [f"{name}: gone {took:.1f} s after the fault, past --timeout {TIMEOUT_S} + {GRACE_S}:\n"
                 + "\n".join(lines)[-3000:]]
+    # the way out itself must not block: a rank whose teardown hangs is ended by its fatal path's
+    # deadline, which says so (core/ending.c) and exits without MPI_Abort
+    blocked = [l for l in lines if "the way out blocked" in l]
+    if VIA_ABORT and blocked:
+        return [f"{name}: a rank's way out blocked, {took:.1f} s after the fault: {blocked[0]}"]
     named = [l for l in lines if NAMES.search(l) or (name == "nccl-error" and "NCCL" in l)]
     if not named:
         return [f"{name}: no line names rank {FAULTY}; stderr:\n{err[-3000:]}"]
@@ -108,14 +118,19 @@ def check(name, mpi, pids, took, err):
 
 
 def main():
+    global RANKS, VIA_ABORT  # noqa: PLW0603  (the options read by start, running, case, check)
     ap = argparse.ArgumentParser()
     ap.add_argument("--golmpi", required=True)
     ap.add_argument("--cases", default=",".join(CASES))
     # without frames the host waits on the device only at the watchdog's marks: a run that must
     # show the marks' bound (cudasim_mutation_watch_bound) is not ended early by a frame's wait
     ap.add_argument("--no-output", action="store_true")
+    # two ranks: rank 0 alone survives a fault at rank 1, so it alone finds it
+    ap.add_argument("--ranks", type=int, default=RANKS)
+    ap.add_argument("--via-abort", action="store_true")
     ap.add_argument("--mpiexec", nargs=argparse.REMAINDER, required=True)
     a = ap.parse_args()
+    RANKS, VIA_ABORT = a.ranks, a.via_abort
     fails = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.cases.split(","):

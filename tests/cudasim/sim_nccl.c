@@ -560,13 +560,19 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
 
 /* Pending exchanges end with an error; the peers see this rank gone (ncclRemoteError). As NCCL's
  * abort synchronises the streams, it waits until its exchanges have left them: on a device that
- * stopped it waits forever. The memory stays: a stream may still name it. */
+ * stopped it waits forever. Like finalize and destroy it is collective over the node's ranks (NCCL's
+ * documentation: every active rank must call it): it returns once every other rank has aborted
+ * too or its process is gone, so a rank that is alive but never aborts (stopped, or waiting for
+ * this one's MPI_Abort) keeps it waiting for ever. The memory stays: a stream may still name it. */
 ncclResult_t ncclCommAbort(ncclComm_t comm) {
     if (!comm) return ncclSuccess;
     atomic_store(&comm->aborted, 1);
     if (comm->shm) atomic_store(&comm->shm->aborted[comm->rank], 1);
     while (atomic_load(&comm->pending) > 0)
         nap();
+    for (int r = 0; comm->shm && r < comm->nranks; r++)
+        while (r != comm->rank && !peer_lost(comm, r))
+            nap();
     return ncclSuccess;
 }
 

@@ -532,10 +532,23 @@ static void nccl_blocking(int rank, int nranks) {
     if (rank == 0) { /* a receive never matched: the stream stalls until the abort */
         CHECK(ncclRecv(d, 64, ncclUint64, 1, c, s) == ncclSuccess);
         CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
-        CHECK(ncclCommAbort(c) == ncclSuccess);
-        OK(cudaStreamSynchronize(s));
     }
+    CHECK(ncclCommAbort(c) == ncclSuccess); /* collective (nccl_abort_collective): both ranks */
+    OK(cudaStreamSynchronize(s));
     MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Abort is collective too: ncclCommAbort returns only once every other rank of the node has
+ * aborted (or its process is gone), however late; golmpi's fault paths therefore never wait for
+ * it (halo/halo_nccl.c). */
+static void nccl_abort_collective(int rank, int nranks) {
+    const struct timespec late = {0, 300000000};
+    OK(cudaSetDevice(rank));
+    ncclResult_t rc;
+    ncclComm_t c = nccl_comm(nranks, rank, &rc);
+    CHECK(rc == ncclSuccess);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(ended_after_late_call(rank, late, ncclCommAbort, c));
 }
 
 static const struct {
@@ -587,6 +600,8 @@ int main(int argc, char **argv) {
             nccl_captured_eager(rank, nranks);
         else if (strcmp(argv[1], "nccl_teardown") == 0)
             nccl_teardown(rank, nranks);
+        else if (strcmp(argv[1], "nccl_abort_collective") == 0)
+            nccl_abort_collective(rank, nranks);
         else
             CHECK(!"an NCCL case");
         printf("rank %d: %s passed\n", rank, argv[1]);
