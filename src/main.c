@@ -108,9 +108,27 @@ static void watch_the_run(const gol_config *cfg, MPI_Comm comm, ending *end) {
     gol_phase_enter(GOL_PHASE_STARTUP, -1);
 }
 
+/* The summary (and --stats) of a finished run, which is then freed. */
+static void report_run(const gol_backend *backend, const gol_plan *plan, const gol_config *cfg,
+                       gol_run_result *result, int argc, char **argv, time_t start_time,
+                       MPI_Comm comm) {
+    int nranks;
+    MPI_CHECK(MPI_Comm_size(comm, &nranks));
+    gol_phase_enter(GOL_PHASE_REPORT, -1);
+    gol_report_info info = {.backend = backend_name(backend), .kernel = backend_kernel(backend),
+                            .halo = plan->halo->name, .halo_depth = plan->depth, .nranks = nranks,
+                            .threads = plan->threads, .argc = argc, .argv = argv,
+                            .start_time = start_time,
+                            .gpu = plan->backend == GOL_BACKEND_CUDA ? &plan->gpu : NULL};
+    report_summary(cfg, &result->sched, result, &info, comm);
+    free(result->output.population);
+    free(result->output.generations);
+    chunk_table_free(&result->chunks);
+}
+
 int main(int argc, char **argv) {
     time_t start_time = time(NULL); /* for --stats */
-    int provided, rank, nranks;
+    int provided, rank;
     stop_on_signals(); /* a signal during MPI_Init must not kill a rank of a job being stopped */
     /* before MPI is up, MPI_Abort cannot stop the other ranks; MPI's own error handler does */
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
@@ -119,7 +137,6 @@ int main(int argc, char **argv) {
     }
     MPI_Comm comm = MPI_COMM_WORLD;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    MPI_CHECK(MPI_Comm_size(comm, &nranks));
     trace_init();
 
     gol_setup setup;
@@ -154,17 +171,7 @@ int main(int argc, char **argv) {
     gol_run_inputs in = {&plan, cfg, &setup.sched, setup.has_series ? &setup.series : NULL};
     run_generations(backend, &in, comm, &result);
 
-    gol_phase_enter(GOL_PHASE_REPORT, -1);
-    gol_report_info info = {.backend = backend_name(backend), .kernel = backend_kernel(backend),
-                            .halo = plan.halo->name, .halo_depth = plan.depth, .nranks = nranks,
-                            .threads = plan.threads, .argc = argc, .argv = argv,
-                            .start_time = start_time,
-                            .gpu = plan.backend == GOL_BACKEND_CUDA ? &plan.gpu : NULL};
-    report_summary(cfg, &result.sched, &result, &info, comm);
-    free(result.output.population);
-    free(result.output.generations);
-    chunk_table_free(&result.chunks);
-
+    report_run(backend, &plan, cfg, &result, argc, argv, start_time, comm);
     backend_destroy(backend);
     setup_free(&setup);
     return finish(result.stopped ? stopped_status(cfg, &result) : gol_ok(), NULL, &end);
