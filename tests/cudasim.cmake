@@ -71,6 +71,7 @@ golmpi_mpi_test(NAME cudasim_nccl_captured_eager RANKS 2
 golmpi_mpi_test(NAME cudasim_nccl_teardown RANKS 2 COMMAND $<TARGET_FILE:test_sim> nccl_teardown)
 golmpi_mpi_test(NAME cudasim_nccl_abort_collective RANKS 2
   COMMAND $<TARGET_FILE:test_sim> nccl_abort_collective)
+golmpi_mpi_test(NAME cudasim_nccl_sm_order RANKS 2 COMMAND $<TARGET_FILE:test_sim> nccl_sm_order)
 set_tests_properties(cudasim_nccl_blocking cudasim_nccl_duplicate_gpu cudasim_nccl_captured_eager
   cudasim_nccl_teardown PROPERTIES TIMEOUT 60 LABELS "gpu;sim")
 set_property(TEST cudasim_nccl_duplicate_gpu APPEND PROPERTY ENVIRONMENT GOLMPI_SIM_DEVICES=1)

@@ -8,11 +8,13 @@
  * that is merely stopped is waited for, forever, as NCCL's kernels do. The first exchange with a
  * peer connects to it inside ncclGroupEnd, which waits for the peer's own first exchange.
  * A send and its receive are both a graph's or both eager, else the receiver's communicator fails.
- * Finalize and destroy are collective; a nonblocking communicator in progress refuses calls.
+ * Finalize, destroy and abort are collective; a nonblocking communicator in progress refuses
+ * calls. One communicator's groups at a time hold a device's SMs (sms_take).
  * Settings: GOLMPI_SIM_NCCL_ERROR_RANK, GOLMPI_SIM_NCCL_ERROR_AFTER_S: that rank's communicators
  * get an asynchronous error (ncclSystemError) that many seconds after they are made. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -461,9 +463,52 @@ static int step(entry *e) {
     return 1;
 }
 
-/* The exchange, on its stream's worker: the receives are posted first, then every entry moves
- * as far as its peer lets it, until all are done or the communicator fails. */
+/* The SMs of each device, as this process's NCCL kernels hold them: a communicator's kernel,
+ * which spins until its peer's side arrives, may leave none for another communicator's (NCCL: two
+ * communicators used at once on separate streams can deadlock, unless every rank posts their
+ * operations in the same order). The strict case is modelled: while a group of one communicator
+ * runs on a device, a group of another waits to start, so two ranks that post in opposite orders
+ * wait on each other for ever, as they may on a GPU. Groups of one communicator share the SMs. */
+enum { MAX_DEVICES = 64 };
+static pthread_mutex_t sms_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    ncclComm_t owner; /* the communicator whose groups run on the device, or NULL */
+    int groups;       /* how many of them */
+} sms[MAX_DEVICES];
+
+static int sms_take(ncclComm_t c) {
+    if (c->device < 0 || c->device >= MAX_DEVICES) return 1;
+    pthread_mutex_lock(&sms_mu);
+    int free = !sms[c->device].owner || sms[c->device].owner == c;
+    if (free) sms[c->device].owner = c, sms[c->device].groups++;
+    pthread_mutex_unlock(&sms_mu);
+    return free;
+}
+
+static void sms_give(ncclComm_t c) {
+    if (c->device < 0 || c->device >= MAX_DEVICES) return;
+    pthread_mutex_lock(&sms_mu);
+    if (--sms[c->device].groups == 0) sms[c->device].owner = NULL;
+    pthread_mutex_unlock(&sms_mu);
+}
+
+static int comm_failed(ncclComm_t c) {
+    injected_error(c);
+    return atomic_load(&c->aborted) || atomic_load(&c->async) != ncclSuccess;
+}
+
+/* The exchange, on its stream's worker: once it has the SMs, the receives are posted, then every
+ * entry moves as far as its peer lets it, until all are done or the communicator fails. */
 void sim_nccl_run(sim_group *g) {
+    ncclComm_t owner = g->e[0].comm;
+    while (!sms_take(owner)) {
+        if (comm_failed(owner)) {
+            for (int i = 0; i < g->n; i++)
+                atomic_fetch_sub(&g->e[i].comm->pending, 1);
+            return;
+        }
+        nap();
+    }
     for (int i = 0; i < g->n; i++) {
         entry *e = &g->e[i];
         ncclComm_t c = e->comm;
@@ -478,8 +523,7 @@ void sim_nccl_run(sim_group *g) {
             entry *e = &g->e[i];
             if (e->done) continue;
             ncclComm_t c = e->comm;
-            injected_error(c);
-            if (atomic_load(&c->aborted) || atomic_load(&c->async) != ncclSuccess) {
+            if (comm_failed(c)) {
                 failed = 1;
                 continue;
             }
@@ -497,6 +541,7 @@ void sim_nccl_run(sim_group *g) {
         if (moved) idle = 0;
         else if (++idle > 64) nap_ns(idle < 1064 ? 1000 * (idle - 64) : 1000000);
     }
+    sms_give(owner);
     for (int i = 0; i < g->n; i++)
         atomic_fetch_sub(&g->e[i].comm->pending, 1);
 }

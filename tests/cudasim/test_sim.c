@@ -551,6 +551,44 @@ static void nccl_abort_collective(int rank, int nranks) {
     CHECK(ended_after_late_call(rank, late, ncclCommAbort, c));
 }
 
+/* Two communicators on two streams compete for the device's SMs: posted in the same order on
+ * both ranks their exchanges finish; posted in opposite orders (rank 0 A then B, rank 1 B then
+ * A, each second one 0.2 s later) each rank's first holds the SMs while it waits for the peer's
+ * side, which waits for the SMs on the peer: neither finishes until both communicators are
+ * aborted (a GPU may deadlock so; the simulator always does). */
+static void nccl_sm_order(int rank, int nranks) {
+    OK(cudaSetDevice(rank));
+    ncclResult_t rc;
+    ncclComm_t comms[2];
+    cudaStream_t streams[2];
+    uint64_t *d[2];
+    for (int i = 0; i < 2; i++) {
+        comms[i] = nccl_comm(nranks, rank, &rc);
+        CHECK(rc == ncclSuccess);
+        OK(cudaStreamCreateWithPriority(&streams[i], cudaStreamNonBlocking, 0));
+        OK(cudaMalloc((void **)&d[i], 64 * sizeof *d[i]));
+    }
+    const struct timespec later = {0, 200000000};
+    for (int opposite = 0; opposite < 2; opposite++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int k = 0; k < 2; k++) {
+            int i = opposite && rank == 1 ? 1 - k : k; /* which communicator this rank posts */
+            if (rank == 0) CHECK(ncclSend(d[i], 64, ncclUint64, 1, comms[i], streams[i]) == ncclSuccess);
+            else CHECK(ncclRecv(d[i], 64, ncclUint64, 0, comms[i], streams[i]) == ncclSuccess);
+            if (k == 0) nanosleep(&later, NULL);
+        }
+        nanosleep(&later, NULL);
+        nanosleep(&later, NULL);
+        int done = cudaStreamQuery(streams[0]) == cudaSuccess &&
+                   cudaStreamQuery(streams[1]) == cudaSuccess;
+        CHECK(done == !opposite);
+    }
+    for (int i = 0; i < 2; i++) /* collective: both ranks, in the same order */
+        CHECK(ncclCommAbort(comms[i]) == ncclSuccess);
+    for (int i = 0; i < 2; i++)
+        OK(cudaStreamSynchronize(streams[i]));
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -602,6 +640,8 @@ int main(int argc, char **argv) {
             nccl_teardown(rank, nranks);
         else if (strcmp(argv[1], "nccl_abort_collective") == 0)
             nccl_abort_collective(rank, nranks);
+        else if (strcmp(argv[1], "nccl_sm_order") == 0)
+            nccl_sm_order(rank, nranks);
         else
             CHECK(!"an NCCL case");
         printf("rank %d: %s passed\n", rank, argv[1]);
