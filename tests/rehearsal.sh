@@ -27,10 +27,15 @@
 #                                          owner of the last library golmpi names that the bare
 #                                          root lacks): passes when the rehearsal fails naming it
 #   tests/rehearsal.sh fresh SRC           the new user's machine
+#   tests/rehearsal.sh fresh-full SRC      the new user's machine, as root, the quick start
+#                                          whole (bash scripts/test.sh included, about 50 min
+#                                          on 2 cores; not a ctest case: docs/RUNNING.md has
+#                                          the recorded run)
 #   tests/rehearsal.sh fresh-required SRC  the same on a copy of SRC whose tests/halo.cmake
 #                                          REQUIRES Python3: passes when it fails at the quick
 #                                          start's configure with CMake's error
-#   tests/rehearsal.sh inside|inside-fresh SRC   (run by the above, in the chroot)
+#   tests/rehearsal.sh inside|inside-fresh|inside-fresh-full SRC   (run by the above, in the
+#                                          chroot)
 #
 # Exit 77 (skipped) when not root (chroot and mounts need it). Any failure stops the rehearsal
 # with one line, "rehearsal: FAIL: ...", naming it. The roots and the wheels are cached in
@@ -137,6 +142,29 @@ readme_block() {
     at == 2 { print }' README.md
 }
 
+# readme_script SRC QUICK GUN: the shell script of the README's blocks as printed, run in SRC, with
+# the promises of the quick start's source line checked in the same shell, then the Gosper gun
+# example from another directory
+readme_script() {
+  local src=$1 quick=$2 gun=$3
+  echo "trap 'echo \"readme: FAILED: \$BASH_COMMAND (exit \$?)\"' ERR"
+  echo "set -eo pipefail"
+  echo "cd $src"
+  printf '%s\n' "$quick"
+  echo "echo 'readme: quick start done'"
+  # the promises of the source line, checked in the same shell
+  echo "for b in golmpi golmpi-render golmpi-view; do"
+  echo "  [[ \$(command -v \$b) == $src/install/bin/\$b ]] || { echo \"readme: FAILED: after env.sh, \$b is '\$(command -v \$b)'\"; exit 1; }"
+  echo "done"
+  # grep reads the whole page: man stopped by a closed pipe would fail the pipeline
+  echo "man golmpi 2>&1 | grep '^GOLMPI(1)' >/dev/null || { echo 'readme: FAILED: man golmpi after env.sh shows no GOLMPI(1)'; exit 1; }"
+  # "From any directory"
+  echo "mkdir -p ~/gun && cd ~/gun"
+  printf '%s\n' "$gun"
+  echo "[[ -s gun.h5 && -s more.h5 ]] || { echo 'readme: FAILED: the gun example wrote no gun.h5 or more.h5'; exit 1; }"
+  echo "echo 'readme: examples-gun done'"
+}
+
 inside_fresh() {
   local src=$1 t0=$SECONDS b missing said_now quick gun user=newuser
   cd "$src"
@@ -159,24 +187,7 @@ inside_fresh() {
   useradd -m -s /bin/bash "$user"
   echo "$user ALL=(ALL) NOPASSWD:ALL" >/etc/sudoers.d/"$user"
   chown -R "$user:" "$src"
-  {
-    echo "trap 'echo \"readme: FAILED: \$BASH_COMMAND (exit \$?)\"' ERR"
-    echo "set -eo pipefail"
-    echo "cd $src"
-    printf '%s\n' "$quick"
-    echo "echo 'readme: quick start done'"
-    # the promises of the source line, checked in the same shell
-    echo "for b in golmpi golmpi-render golmpi-view; do"
-    echo "  [[ \$(command -v \$b) == $src/install/bin/\$b ]] || { echo \"readme: FAILED: after env.sh, \$b is '\$(command -v \$b)'\"; exit 1; }"
-    echo "done"
-    # grep reads the whole page: man stopped by a closed pipe would fail the pipeline
-    echo "man golmpi 2>&1 | grep '^GOLMPI(1)' >/dev/null || { echo 'readme: FAILED: man golmpi after env.sh shows no GOLMPI(1)'; exit 1; }"
-    # "From any directory"
-    echo "mkdir -p ~/gun && cd ~/gun"
-    printf '%s\n' "$gun"
-    echo "[[ -s gun.h5 && -s more.h5 ]] || { echo 'readme: FAILED: the gun example wrote no gun.h5 or more.h5'; exit 1; }"
-    echo "echo 'readme: examples-gun done'"
-  } >/tmp/readme.sh
+  readme_script "$src" "$quick" "$gun" >/tmp/readme.sh
   runuser -l "$user" -c "bash /tmp/readme.sh" >/tmp/readme.log 2>&1 || {
     tail -30 /tmp/readme.log >&2
     fail "the README as printed, as user $user: $(grep -m1 '^readme: FAILED' /tmp/readme.log || echo "no line said why")"
@@ -207,6 +218,27 @@ inside_fresh() {
   [[ -z $said_now && ! -s build/tests_not_registered.txt ]] ||
     fail "the tests configure with something missing after scripts/deps.sh --test: $said_now"
   say "[root] PASS: every command and module of scripts/deps.txt found, the tests configure with nothing missing ($((SECONDS - t0)) s)"
+}
+
+# The whole quick start as printed, its last line `bash scripts/test.sh` included, then the gun
+# example, as root (the suite's tests that need root run: nothing may skip but for want of a
+# GPU, which test.sh's verdict checks). Not run by ctest: about 50 minutes on 2 cores.
+inside_fresh_full() {
+  local src=$1 t0=$SECONDS quick gun
+  cd "$src"
+  export PATH=$PATH:/usr/sbin:/sbin
+  say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), $(dpkg-query -W | wc -l) packages, $(nproc) CPUs"
+  ! command -v gcc >/dev/null || fail "the bare root has gcc before the quick start: not bare"
+  quick=$(readme_block quick-start)
+  gun=$(readme_block examples-gun)
+  [[ -n $quick && -n $gun ]] || fail "README.md has no fenced block under its quick-start or examples-gun marker"
+  [[ $(tail -1 <<<"$quick") == "bash scripts/test.sh "* || $(tail -1 <<<"$quick") == "bash scripts/test.sh" ]] ||
+    fail "the README's quick start no longer ends with bash scripts/test.sh: $(tail -1 <<<"$quick")"
+  readme_script "$src" "$quick" "$gun" >/tmp/readme.sh
+  bash /tmp/readme.sh 2>&1 | tee /tmp/readme.log ||
+    fail "the README as printed, as root: $(grep -m1 '^readme: FAILED' /tmp/readme.log || echo "no line said why")"
+  say "[root] PASS: the README's quick start as printed, bash scripts/test.sh included, and" \
+    "examples-gun, as root ($(((SECONDS - t0) / 60)) min)"
 }
 
 # Outside: the cache --------------------------------------------------------------------------
@@ -344,14 +376,26 @@ in_root() {
     if [[ -n $carry ]]; then mkdir -p "$root/carry" && cp -a "$carry/." "$root/carry/"; fi
     # the registry by name, as on the machine itself
     cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+    if [[ $mode == inside-fresh-full ]]; then
+      # the whole suite rehearses machines itself (PyPI over TLS): the local CAs of this machine
+      # (a TLS proxy of the site; none on most machines), and the pointer of pip to the bundle
+      cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null &&
+        chroot "$root" update-ca-certificates >/dev/null || true
+      cp /etc/pip.conf "$root/etc/pip.conf" 2>/dev/null || true
+    fi
     # packages installed in the root start no daemons (munged, slurmctld) on this machine
     printf "#!/bin/sh\nexit 101\n" >"$root/usr/sbin/policy-rc.d"
     chmod 755 "$root/usr/sbin/policy-rc.d"
     mount -t proc proc "$root/proc"
     mount --bind /sys "$root/sys"
     mount --bind /dev "$root/dev"
-    mount -t tmpfs -o size=1g tmpfs "$root/dev/shm"
-    mount -t tmpfs -o size=2g tmpfs "$root/tmp"
+    if [[ $mode == inside-fresh-full ]]; then
+      # the suite needs room: shared memory for its MPI jobs, /tmp for its tests (on disk here)
+      mount -t tmpfs -o size=4g tmpfs "$root/dev/shm"
+    else
+      mount -t tmpfs -o size=1g tmpfs "$root/dev/shm"
+      mount -t tmpfs -o size=2g tmpfs "$root/tmp"
+    fi
     chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       HOME=/root TMPDIR=/tmp LANG=C.UTF-8 REHEARSAL_CUDA="${REHEARSAL_CUDA:-}" \
       bash /work/golmpi/tests/rehearsal.sh "$mode" /work/golmpi
@@ -391,18 +435,20 @@ rehearse() {
   say "PASS in $((SECONDS - t0)) s"
 }
 
-# fresh SRC: the new user's machine
+# fresh SRC [full]: the new user's machine; full: the whole quick start, as root, on a root with
+# ca-certificates too (issue 37's fresh machine: minbase, ca-certificates, git and sudo; the tree
+# comes as a copy, so git is not needed)
 fresh() {
-  local src lower t0=$SECONDS
+  local src lower t0=$SECONDS full=${2:-}
   src=$(cd "$1" && pwd)
   mkdir -p "$(cache_dir)"
   exec 9>"$(cache_dir)/lock"
   flock 9
-  lower=$(debian_root sudo)
+  if [[ -n $full ]]; then lower=$(debian_root ca-certificates sudo); else lower=$(debian_root sudo); fi
   flock -u 9
   say "bare root ready ($((SECONDS - t0)) s)"
   new_work
-  in_root "$lower" inside-fresh "$src"
+  in_root "$lower" "inside-fresh${full:+-full}" "$src"
   say "PASS in $((SECONDS - t0)) s"
 }
 
@@ -438,6 +484,13 @@ fi
 case $mode in
 inside) inside "$1" ;;
 inside-fresh) inside_fresh "$1" ;;
+inside-fresh-full) inside_fresh_full "$1" ;;
+fresh-full)
+  (($# == 1)) || fail "fresh-full needs SRC"
+  if [[ $(id -u) != 0 ]]; then echo "SKIP: the rehearsal needs root (chroot, mount)"; exit 77; fi
+  fresh "$1" full
+  echo PASS
+  ;;
 fresh)
   (($# == 1)) || fail "fresh needs SRC"
   if [[ $(id -u) != 0 ]]; then echo "SKIP: the rehearsal needs root (chroot, mount)"; exit 77; fi
@@ -491,5 +544,5 @@ fresh-required)
     fail "the rehearsal did not fail at scripts/run.sh's configure"
   echo "PASS: with a test-only REQUIRED Python3 the fresh rehearsal fails at run.sh's configure"
   ;;
-*) fail "unknown mode $mode (run, missing, fresh, fresh-required)" ;;
+*) fail "unknown mode $mode (run, missing, fresh, fresh-full, fresh-required)" ;;
 esac
