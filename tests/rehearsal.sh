@@ -376,6 +376,10 @@ in_root() {
     if [[ -n $carry ]]; then mkdir -p "$root/carry" && cp -a "$carry/." "$root/carry/"; fi
     # the registry by name, as on the machine itself
     cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+    # the names as an installed Debian system has them (its installer writes localhost and the
+    # host name): without them each lookup of the host name (mpirun, at every start) goes to DNS
+    printf "127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n" \
+      "$(hostname)" >"$root/etc/hosts"
     if [[ $mode == inside-fresh-full ]]; then
       # the whole suite rehearses machines itself (PyPI over TLS): the local CAs of this machine
       # (a TLS proxy of the site; none on most machines), and the pointer of pip to the bundle
