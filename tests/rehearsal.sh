@@ -391,12 +391,16 @@ in_root() {
     printf "#!/bin/sh\nexit 101\n" >"$root/usr/sbin/policy-rc.d"
     chmod 755 "$root/usr/sbin/policy-rc.d"
     mount -t proc proc "$root/proc"
-    mount --bind /sys "$root/sys"
-    mount --bind /dev "$root/dev"
     if [[ $mode == inside-fresh-full ]]; then
-      # the suite needs room: shared memory for its MPI jobs, /tmp for its tests (on disk here)
+      # the whole /sys and /dev, as a machine has them (slurmd of the cluster tests needs the
+      # cgroup file system); room for the suite: shared memory for its MPI jobs, /tmp for its
+      # tests (on disk here)
+      mount --rbind /sys "$root/sys"
+      mount --rbind /dev "$root/dev"
       mount -t tmpfs -o size=4g tmpfs "$root/dev/shm"
     else
+      mount --bind /sys "$root/sys"
+      mount --bind /dev "$root/dev"
       mount -t tmpfs -o size=1g tmpfs "$root/dev/shm"
       mount -t tmpfs -o size=2g tmpfs "$root/tmp"
     fi
