@@ -361,7 +361,10 @@ in_root() {
       cp -a "$lower/." "$root/"
     fi
     mkdir -p "$root/work/golmpi"
-    tar -C "$src" --exclude=./.git --exclude="./build*" --exclude="*.h5" --exclude="*.xmf" \
+    # the full mode gets SRC whole, a clone as a user has it (tests read it with git)
+    keep_git=--exclude=./.git
+    [[ $mode != inside-fresh-full ]] || keep_git=--exclude=./.git/nothing
+    tar -C "$src" "$keep_git" --exclude="./build*" --exclude="*.h5" --exclude="*.xmf" \
       --exclude=__pycache__ --exclude=./install --exclude=./runs -cf - . | tar -C "$root/work/golmpi" -xf -
     if [[ -n $build ]]; then
       mkdir -p "$root/work/golmpi/build"
@@ -443,16 +446,15 @@ rehearse() {
   say "PASS in $((SECONDS - t0)) s"
 }
 
-# fresh SRC [full]: the new user's machine; full: the whole quick start, as root, on a root with
-# ca-certificates too (issue 37's fresh machine: minbase, ca-certificates, git and sudo; the tree
-# comes as a copy, so git is not needed)
+# fresh SRC [full]: the new user's machine; full: the whole quick start, as root, on issue 37's
+# fresh machine (minbase, ca-certificates, git and sudo), SRC copied whole: give it a clean clone
 fresh() {
   local src lower t0=$SECONDS full=${2:-}
   src=$(cd "$1" && pwd)
   mkdir -p "$(cache_dir)"
   exec 9>"$(cache_dir)/lock"
   flock 9
-  if [[ -n $full ]]; then lower=$(debian_root ca-certificates sudo); else lower=$(debian_root sudo); fi
+  if [[ -n $full ]]; then lower=$(debian_root ca-certificates git sudo); else lower=$(debian_root sudo); fi
   flock -u 9
   say "bare root ready ($((SECONDS - t0)) s)"
   new_work
