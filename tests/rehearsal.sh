@@ -235,6 +235,8 @@ inside_fresh_full() {
   [[ $(tail -1 <<<"$quick") == "bash scripts/test.sh "* || $(tail -1 <<<"$quick") == "bash scripts/test.sh" ]] ||
     fail "the README's quick start no longer ends with bash scripts/test.sh: $(tail -1 <<<"$quick")"
   readme_script "$src" "$quick" "$gun" >/tmp/readme.sh
+  # as the README says for root: mpirun refuses it otherwise (the gun example)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   bash /tmp/readme.sh 2>&1 | tee /tmp/readme.log ||
     fail "the README as printed, as root: $(grep -m1 '^readme: FAILED' /tmp/readme.log || echo "no line said why")"
   say "[root] PASS: the README's quick start as printed, bash scripts/test.sh included, and" \
