@@ -273,8 +273,7 @@ static int connected(void *arg, double since) {
     if (h->timeout_s > 0 && waited > h->timeout_s) {
         char who[96];
         halo_name_neighbours(who, sizeof who, h->up, h->down);
-        ncclComm_t comms[2] = {h->comm, h->init};
-        abort_alone(h->device, comms, 2);
+        tear_down(h, 0); /* a peer is missing: not waited for (abort_within) */
         /* the one neighbour, where only one can owe it, is the lost rank the others hear */
         int lost = h->up >= 0 && h->down >= 0 && h->up != h->down ? -1
                    : h->up >= 0                                  ? h->up
