@@ -22,3 +22,8 @@ if(GOLMPI_CHUNKS_PLOT_PYTHON)
 else()
   golmpi_test(chunks_plot SKIP COMMAND sh -c "echo 'SKIP: no Python with matplotlib'; exit 77")
 endif()
+# Chunk files past generation 10^6 (seven digits): named by golmpi, found and indexed by the
+# tests' checkers (tests/reference.py's CHUNK_NAME, tests/cluster/check_cluster.py).
+golmpi_test(chunk_names_past_million PYTHON ONE_THREAD TIMEOUT 120
+  COMMAND ${GOLMPI_TEST_DIR}/test_chunk_names.py --mpiexec "${GOLMPI_MPIEXEC_LINE}"
+          --golmpi $<TARGET_FILE:golmpi>)

@@ -86,7 +86,8 @@ def chunk_name(base, gens):
     return "%s_%06d-%06d.h5" % (base, gens[0], gens[-1])
 
 
-CHUNK_NAME = r"_\d{6}(-\d{6})?\.h5"  # what follows <base> in a chunk file's name, as a regex
+# what follows <base> in a chunk file's name, as a regex: six digits or more (io/format.c's %06lld)
+CHUNK_NAME = r"_\d{6,}(-\d{6,})?\.h5"
 
 
 def unpack(frame, width):

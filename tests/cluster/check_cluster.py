@@ -109,7 +109,7 @@ def series(a):
     rgens, rframes, rnames = read(a.same_as)
     d = os.path.dirname(os.path.abspath(a.index))
     base = os.path.basename(a.index)[:-3]
-    on_disk = sorted(n for n in os.listdir(d) if re.fullmatch(re.escape(base) + r"_\d{6}(-\d{6})?\.h5", n))
+    on_disk = sorted(n for n in os.listdir(d) if re.fullmatch(re.escape(base) + reference.CHUNK_NAME, n))
     if gens != rgens:
         fail(f"{a.index}: generations {gens}, the uninterrupted run has {rgens}")
     for i, g in enumerate(gens):
