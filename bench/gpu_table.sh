@@ -37,28 +37,12 @@ print(max(${CALIB_STEPS}, int($TARGET * $rate / (s['width'] * s['height']))))" "
   echo "  $name: $(stats_fields "$json" whole_run_cell_updates_per_s) cell updates/s" >&2
 }
 
-# The shared rows' MPS: the daemon started unless one runs (or nvidia-cuda-mps-control is missing),
-# and stopped after only when this script started it.
-table_mps_started=0
-table_mps_start() {
-  command -v nvidia-cuda-mps-control >/dev/null || {
-    echo "  no nvidia-cuda-mps-control: the shared rows run without MPS" >&2; return 0; }
-  if [[ -S "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ]] &&
-      echo get_server_list | timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1; then
-    echo "  an MPS control daemon runs already" >&2
-  elif nvidia-cuda-mps-control -d; then
-    table_mps_started=1
-    echo "  MPS started (nvidia-cuda-mps-control -d)" >&2
-  else
-    echo "  nvidia-cuda-mps-control -d failed: the shared rows run without MPS" >&2
-  fi
-}
-table_mps_stop() {
-  ((table_mps_started)) || return 0
-  table_mps_started=0
-  echo quit | nvidia-cuda-mps-control >/dev/null || echo "  stopping MPS failed" >&2
-  echo "  MPS stopped (echo quit | nvidia-cuda-mps-control)" >&2
-}
+# The shared rows' MPS: a daemon in a directory of its own (the job library's mps_host_up), stopped
+# after; gpu_bench.sh's EXIT trap stops it too.
+# shellcheck source=jobs/golmpi_job.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../jobs/golmpi_job.sh"
+table_mps_start() { mps_host_up && echo "  MPS started (pipe $CUDA_MPS_PIPE_DIRECTORY)" >&2 || true; }
+table_mps_stop() { mps_host_down; }
 
 table() {
   local n h p halo

@@ -12,14 +12,9 @@
 # default --export=ALL.
 set -euo pipefail
 
-# Print the command so that it can be pasted back into a shell: quotes only where needed.
-show_cmd() {
-    local w q=() sq="'"
-    for w in "$@"; do
-        if [[ "$w" =~ ^[A-Za-z0-9_./=:,%@+-]+$ ]]; then q+=("$w"); else q+=("'${w//$sq/$sq\\$sq$sq}'"); fi
-    done
-    echo "+ ${q[*]}"
-}
+# The job library (jobs/golmpi_job.sh), found through GOLMPI_SHARE: scripts/env.sh, or the installed
+# <prefix>/share/golmpi/env.sh, exports it, and sbatch passes it on to the job.
+source "${GOLMPI_SHARE:-$(dirname "$0")/..}/jobs/golmpi_job.sh" || { echo "golmpi job: error: no jobs/golmpi_job.sh in ${GOLMPI_SHARE:-$(dirname "$0")/..}: set GOLMPI_SHARE to golmpi's share directory (source scripts/env.sh in the sources, or <prefix>/share/golmpi/env.sh)" >&2; exit 2; }
 if [[ $# -lt 1 || "$1" == -h || "$1" == --help ]]; then
     sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     [[ $# -lt 1 ]] && exit 2 || exit 0

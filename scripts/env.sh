@@ -9,3 +9,6 @@ MPIRUN=(mpirun)
 [[ $(id -u) == 0 ]] && MPIRUN+=(--allow-run-as-root)
 # more ranks than cores is fine for a laptop run or a test
 MPIRUN+=(--oversubscribe)
+# The job scripts find their library (jobs/golmpi_job.sh) through GOLMPI_SHARE; sbatch passes it on.
+GOLMPI_SHARE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export GOLMPI_SHARE

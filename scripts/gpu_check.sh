@@ -37,9 +37,10 @@
 # share); GPU_CHECK_PROBE_S (30: golmpi's probe); GPU_CHECK_NO_PROBE=1 runs the parts even where
 # golmpi finds no GPU (to test this script: every GPU part must then fail).
 # The parts whose ranks share the GPU (frames, nccl_multi, bench) run under MPS, the way a user
-# should run them (docs/GPU.md): the check starts the MPS control daemon before the first of them
-# when nvidia-cuda-mps-control exists and none runs, and stops it after the last (and on any exit)
-# only if it started it; ctest and sanitize run without MPS, ranks taking turns on the GPU.
+# should run them (docs/GPU.md): the check starts an MPS control daemon of its own (pipe and log
+# in a directory of its own, jobs/golmpi_job.sh) before the first of them when
+# nvidia-cuda-mps-control exists, and stops it after the last (and on any exit); ctest and sanitize
+# run without MPS, ranks taking turns on the GPU.
 # On a machine with only the driver: carry the source and build trees and the packages of
 # `scripts/carry.sh download DIR build/golmpi build/tools/golmpi-render` (made on the Debian 12
 # machine that built them), run `DIR/carry.sh install DIR` as root, then this script.
@@ -532,15 +533,13 @@ part_sanitize() {
 
 # MPS ------------------------------------------------------------------------------------------
 # The parts in MPS_PARTS run with the MPS control daemon up (several ranks share the one GPU):
-# started before the first of them unless one runs or nvidia-cuda-mps-control is missing, stopped
-# before any other part and at exit, only when this script started it. MPS_TEXT: what happened.
+# started before the first of them unless nvidia-cuda-mps-control is missing, stopped before any
+# other part and at exit. MPS_TEXT: what happened.
 MPS_PARTS=" frames nccl_multi bench " MPS_STARTED=0 MPS_DECIDED=0
 MPS_TEXT="not needed by the parts run"
 
-mps_running() { # a daemon answers on its control socket (the socket golmpi itself asks)
-  [[ -S "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ]] &&
-    echo get_server_list | timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
-}
+# MPS itself (a daemon in a directory of this check's own): the job library's mps_host_up/down
+source "$(dirname "${BASH_SOURCE[0]}")/../jobs/golmpi_job.sh" || die "no jobs/golmpi_job.sh beside scripts/"
 
 mps_for_part() { # mps_for_part PART: MPS up for the parts that share the GPU, down for the rest
   if [[ $MPS_PARTS != *" $1 "* ]]; then
@@ -553,23 +552,20 @@ mps_for_part() { # mps_for_part PART: MPS up for the parts that share the GPU, d
   if ! command -v nvidia-cuda-mps-control >/dev/null; then
     MPS_TEXT="not available (no nvidia-cuda-mps-control): ranks on the GPU took turns"
   elif ((dry)); then
-    echo "nvidia-cuda-mps-control -d   (unless a daemon runs; echo quit | nvidia-cuda-mps-control after)" >&2
-    MPS_TEXT="dry run: started unless a daemon runs, stopped after"
-  elif mps_running; then
-    MPS_TEXT="a daemon already ran (left running)"
-  elif nvidia-cuda-mps-control -d; then
-    MPS_STARTED=1 MPS_TEXT="started by this check, stopped after"
-    say "MPS started (nvidia-cuda-mps-control -d)"
+    echo "nvidia-cuda-mps-control -d   (pipe and log in a directory of its own; echo quit | nvidia-cuda-mps-control after)" >&2
+    MPS_TEXT="dry run: started in a directory of its own, stopped after"
+  elif mps_host_up; then
+    MPS_STARTED=1 MPS_TEXT="started by this check (pipe $CUDA_MPS_PIPE_DIRECTORY), stopped after"
+    say "MPS started (nvidia-cuda-mps-control -d, pipe $CUDA_MPS_PIPE_DIRECTORY)"
   else
     MPS_TEXT="nvidia-cuda-mps-control -d failed: ranks on the GPU took turns"
-    say "$MPS_TEXT"
   fi
 }
 
 mps_stop() {
   ((MPS_STARTED)) || return 0
   MPS_STARTED=0
-  echo quit | nvidia-cuda-mps-control >/dev/null || say "stopping MPS failed"
+  mps_host_down
   say "MPS stopped (echo quit | nvidia-cuda-mps-control)"
 }
 

@@ -54,13 +54,16 @@ add_test(NAME jobs_launcher_watch
   COMMAND bash ${GOLMPI_TEST_DIR}/test_launcher_watch.sh ${PROJECT_SOURCE_DIR}/jobs/slurm_cpu.sbatch
           ${PROJECT_SOURCE_DIR}/jobs/slurm_multinode.sbatch ${PROJECT_SOURCE_DIR}/jobs/slurm_node_4gpu.sbatch)
 set_tests_properties(jobs_launcher_watch PROPERTIES TIMEOUT 300)
-# The GPU job scripts start MPS when a node's ranks outnumber its GPUs and stop only a daemon they
-# started (stand-in nvidia-smi, nvidia-cuda-mps-control, mpirun and srun; no GPU, MPI or Slurm).
-add_test(NAME jobs_mps
-  COMMAND bash ${GOLMPI_TEST_DIR}/test_jobs_mps.sh ${PROJECT_SOURCE_DIR}/jobs/run_local.sh
-          ${PROJECT_SOURCE_DIR}/jobs/slurm_node_4gpu.sbatch ${PROJECT_SOURCE_DIR}/jobs/slurm_multinode.sbatch
-          ${PROJECT_SOURCE_DIR}/jobs/scaling.sbatch ${PROJECT_SOURCE_DIR}/jobs/nsys_profile.sh)
-set_tests_properties(jobs_mps PROPERTIES TIMEOUT 300)
+# MPS on the nodes of a job: each rank under jobs/golmpi_mps_node.sh, a daemon of the launch's own
+# where a node's ranks outnumber its GPUs, GOLMPI_MPS=0|1|auto, a failed start, the exit codes
+# (stand-ins for nvidia-cuda-mps-control, in python3, and nvidia-smi, mpirun, nsys, golmpi).
+if(Python3_EXECUTABLE)
+  add_test(NAME jobs_mps
+    COMMAND bash ${GOLMPI_TEST_DIR}/test_jobs_mps.sh ${PROJECT_SOURCE_DIR}/jobs/run_local.sh
+            ${PROJECT_SOURCE_DIR}/jobs/slurm_node_4gpu.sbatch ${PROJECT_SOURCE_DIR}/jobs/slurm_multinode.sbatch
+            ${PROJECT_SOURCE_DIR}/jobs/scaling.sbatch ${PROJECT_SOURCE_DIR}/jobs/nsys_profile.sh)
+  set_tests_properties(jobs_mps PROPERTIES TIMEOUT 300 ENVIRONMENT "GOLMPI_PYTHON=${Python3_EXECUTABLE}")
+endif()
 if(GOLMPI_H5PY_PYTHON)
   add_test(NAME jobs_run_local
     COMMAND bash ${GOLMPI_TEST_DIR}/slurm/run_local_check.sh)
@@ -106,10 +109,10 @@ set -e
 prefix=$(mktemp -d /tmp/golmpi-install.XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 "$1" --install "$2" --prefix "$prefix" >/dev/null
-want="bin/golmpi share/golmpi/jobs/README.md share/doc/golmpi/README.md share/doc/golmpi/LICENSE"
+want="bin/golmpi share/golmpi/jobs/README.md share/golmpi/jobs/golmpi_job.sh share/golmpi/env.sh share/doc/golmpi/README.md share/doc/golmpi/LICENSE"
 [ "$3" = 1 ] && want="$want bin/golmpi-render"
 for s in slurm_node_4gpu.sbatch slurm_multinode.sbatch slurm_cpu.sbatch nsys_profile.sh run_local.sh \
-         scaling.sbatch scaling_local.sh submit.sh; do
+         scaling.sbatch scaling_local.sh submit.sh golmpi_mps_node.sh; do
   want="$want share/golmpi/jobs/$s"
   [ -x "$prefix/share/golmpi/jobs/$s" ] || { echo "FAIL: $s not installed executable"; exit 1; }
 done
@@ -127,6 +130,14 @@ cmp -s "$prefix/share/doc/golmpi/LICENSE" "$4/LICENSE" || { echo "FAIL: LICENSE 
   --steps 30 --no-output --quiet || { echo "FAIL: installed golmpi on the installed gosper.rle"; exit 1; }
 "$prefix/bin/golmpi" --help >/dev/null || { echo "FAIL: installed golmpi --help"; exit 1; }
 [ "$3" = 1 ] && { "$prefix/bin/golmpi-render" --help >/dev/null || { echo "FAIL: installed golmpi-render --help"; exit 1; }; }
+# a job script run from elsewhere, as sbatch runs its copy, finds the installed library through
+# the installed env.sh's GOLMPI_SHARE; without it, it says so and exits 2
+mkdir "$prefix/spool" && cp "$prefix/share/golmpi/jobs/slurm_cpu.sbatch" "$prefix/spool/slurm_script"
+(source "$prefix/share/golmpi/env.sh" && GOLMPI_DRY_RUN=1 GOLMPI_BACKEND=cpu GOLMPI_LAUNCHER=mpirun \
+  bash "$prefix/spool/slurm_script" >/dev/null) || { echo "FAIL: a job script with the installed env.sh"; exit 1; }
+rc=0; out=$(env -u GOLMPI_SHARE bash "$prefix/spool/slurm_script" 2>&1) || rc=$?
+[ "$rc" = 2 ] && [ -z "${out##*set GOLMPI_SHARE*}" ] || { echo "FAIL: without GOLMPI_SHARE: exit $rc: $out"; exit 1; }
+rm -r "$prefix/spool"
 (cd "$prefix" && find . -type f | sort)
 echo PASS
 ]=])

@@ -33,6 +33,8 @@ cells='^(lost|cut-long|cut-short)$' launchers='^(mpirun|srun)$' phases='^([a-z_]
 HOLD=""
 [[ -z "$PHASE" ]] || HOLD="${BASH_REMATCH[1]}:2:${BASH_REMATCH[3]:-1}" # rank 2: the first on n2
 SRC=${GOLMPI_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+# the job scripts find their library (jobs/golmpi_job.sh) through it; sbatch passes it on
+export GOLMPI_SHARE=$SRC
 BIN=${GOLMPI_BIN:-$SRC/build/golmpi}
 PY=${GOLMPI_PYTHON:-python3}
 HERE=$(cd "$(dirname "$0")" && pwd)

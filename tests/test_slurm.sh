@@ -11,6 +11,8 @@
 set -uo pipefail
 
 SRC=${GOLMPI_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+# the job scripts find their library (jobs/golmpi_job.sh) through it; sbatch passes it on
+export GOLMPI_SHARE=$SRC
 BIN=${GOLMPI_BIN:-$SRC/build/golmpi}
 PY=${GOLMPI_PYTHON:-python3}
 HERE=$(cd "$(dirname "$0")" && pwd)
