@@ -55,18 +55,18 @@ static void host_bytes(const gol_setup *s, gol_plan *p) {
 }
 
 /* Ranks that share a GPU without MPS take turns on it (time slices), each context alone on the
- * whole GPU in its slice: what that costs, measured, and the command that lets them run side by
- * side. Said once, by rank 0 (main), in every run and dry run of such a plan. */
+ * whole GPU in its slice: what that costs, in words (the figures depend on the GPU and the run:
+ * docs/PERFORMANCE.md has one GPU's), and the command that lets them run side by side. Said once,
+ * by rank 0 (main), in every run and dry run of such a plan. */
 static void gpu_share_notice(const gol_gpu_share *gpu, char *notice, size_t notice_len) {
     if (gpu->ranks_per_gpu < 2 || gpu->mps) return;
     snprintf(notice, notice_len,
              "golmpi: notice: up to %d ranks share one GPU and no MPS control daemon serves "
-             "them, so their kernels take turns on it: measured on an H200 at 16384^2, 4 ranks "
-             "on one GPU ran 3.7e12 cell updates/s with --halo mpi and 9.9e11 with --halo nccl "
-             "without MPS, against 1.47e13 and 1.79e13 with it (one rank: 1.73e13), 4-17x "
-             "slower; start MPS on each such node before the run with `nvidia-cuda-mps-control "
-             "-d` (stop it after with `echo quit | nvidia-cuda-mps-control`), or run one rank "
-             "per GPU",
+             "them, so their kernels take turns on it, each rank's alone in its time slice: the "
+             "run is several times slower than with MPS, and slower than one rank alone on the "
+             "GPU (docs/PERFORMANCE.md has figures); start MPS on each such node before the run "
+             "with `nvidia-cuda-mps-control -d` (stop it after with `echo quit | "
+             "nvidia-cuda-mps-control`), or run one rank per GPU",
              gpu->ranks_per_gpu);
 }
 
