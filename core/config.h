@@ -45,6 +45,7 @@ typedef struct gol_config {
     bool quiet;
     double progress_s; /* seconds between progress lines when stderr is not a terminal; 0: none */
     bool no_graphs; /* CUDA: launch per generation instead of replaying a CUDA graph */
+    char kernel[16]; /* CUDA: "auto" or a shape of kernels/life_geometry.h's GOL_SHAPES */
     double timeout_s; /* seconds to wait on a peer (halo, NCCL) before aborting; 0: forever */
     bool dry_run;     /* check everything, print the plan, run nothing and write nothing */
 

@@ -49,6 +49,8 @@ typedef struct gol_plan {
     const struct halo_mode *halo; /* the exchange; its name is halo->name */
     int64_t depth;                /* halo rows a side, exchanged every that many generations */
     const struct cpu_strip_kernel *cpu_kernel; /* the CPU backend's step (NULL for CUDA) */
+    int kernel_shape; /* CUDA: --kernel's shape (kernels/life_geometry.h); -1: auto, chosen on
+                       * the GPU by kernels/shape_choice.h (wisdom, timing or the model) */
     int threads;                  /* OpenMP threads of this rank */
     gol_frame_format frame_format;
     bool output;                  /* frames are written (not --no-output) */

@@ -1,4 +1,5 @@
 #include "kernels/backend.h"
+#include "kernels/life_geometry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,7 @@ gol_status backend_plan(const gol_config *cfg, const gol_slab *slab, gol_backend
     plan->frame_lag = ops_of(kind)->frame_lag;
     /* --halo-depth against the backend and the shortest slab: the one choice of the depth */
     GOL_TRY(depth_choose(cfg->halo_depth, kind, slab->height, slab->nranks, &plan->depth));
+    plan->kernel_shape = gol_shape_find(cfg->kernel); /* -1: auto, chosen on the GPU */
     plan->cpu_kernel = NULL;
     if (kind == GOL_BACKEND_CPU) GOL_TRY(cpu_kernel(&plan->cpu_kernel)); /* the one it runs */
     plan->backend_need = ops_of(kind)->need(plan);

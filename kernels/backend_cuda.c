@@ -8,8 +8,8 @@
  * the halo below. Halo rows past a dead boundary are never written, so they stay zero.
  *
  * A generation's path, as on the CPU backend: the halo rows are exchanged every k generations
- * counted from the load (a cycle), and the generations between run in passes of up to
- * GOL_DEEP_MAX (cuda_advance, the one loop). A pass (enqueue_pass) forks the comm stream off the
+ * counted from the load (a cycle), and the generations between run in passes of up to the
+ * kernel shape's gens_max (cuda_advance, the one loop). A pass (enqueue_pass) forks the comm stream off the
  * compute stream; the comm stream computes the two edge bands and, when the pass ends a cycle,
  * exchanges them through the halo mode (halo/halo.h: NCCL on the stream, or MPI through the host);
  * the compute stream computes the rows in between meanwhile, then joins the comm stream, so the
@@ -48,6 +48,8 @@ typedef struct cuda_backend {
     size_t row_bytes;
     int device;
     int launch_ranks; /* ranks running kernels on this GPU side by side (MPS) */
+    int shape;        /* the multi-generation kernel's shape (kernels/life_geometry.h) */
+    int pass_max;     /* generations a pass at most: the shape's gens_max */
     int64_t depth;    /* k: halo rows a side, exchanged every k generations */
 
     uint64_t *buf_d[2];
@@ -114,10 +116,11 @@ static void pass_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cu
     const int64_t rows = cb->slab.rows, reach = 2 * cb->depth + 1;
     int64_t live_lo = cb->slab.up < 0 ? 0 : -reach;
     int64_t live_hi = cb->slab.down < 0 ? rows : rows + reach;
-    launch_life_deep(cb->grid, src, dst, lo, hi, n, live_lo, live_hi, cb->launch_ranks, s);
+    launch_life_deep(cb->grid, src, dst, lo, hi, n, cb->shape, live_lo, live_hi, cb->launch_ranks,
+                     s);
 }
 
-/* One pass of n generations (n <= valid, n <= GOL_DEEP_MAX) from buffer p into p ^ 1, valid halo
+/* One pass of n generations (n <= valid, n <= pass_max) from buffer p into p ^ 1, valid halo
  * rows a side at its start (core/depth.h's gol_pass), the way the jacobi loop of NVIDIA's
  * nccl_overlap reads: fork; the edge bands on the comm stream and, when the pass ends the cycle
  * (valid == n), their exchange; the interior on the compute stream meanwhile (the split:
@@ -154,7 +157,7 @@ static void replay_pass(cuda_backend *cb) {
     halo_replayed(cb->halo);
 }
 
-/* The one advance loop, at every depth: passes of up to GOL_DEEP_MAX generations, cut where the
+/* The one advance loop, at every depth: passes of up to pass_max generations, cut where the
  * call ends and where the cycle does, so the exchanges fall every k generations from the load,
  * and the timed ones every CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges, whatever the
  * calls' cuts. No synchronisation at the end: the next call, a frame or the population queues
@@ -168,7 +171,7 @@ static void cuda_advance(void *impl, int64_t generations) {
     int t = cuda_times_advance_begin(cb->times, cb->compute);
     while (generations > 0) {
         int64_t n = generations < cb->valid ? generations : cb->valid;
-        if (n > GOL_DEEP_MAX) n = GOL_DEEP_MAX;
+        if (n > cb->pass_max) n = cb->pass_max;
         cuda_frames_before_write(cb->frames, cb->cur ^ 1);
         const int ends = n == cb->valid; /* the pass ends the cycle with its exchange */
         cudaEvent_t *timed = cuda_times_sample(cb->times, ends);
@@ -187,9 +190,15 @@ static void cuda_advance(void *impl, int64_t generations) {
 
 /* ---- Create ---- */
 
-/* Generations of a full cycle's last pass: passes of GOL_DEEP_MAX, then the rest. */
+/* Generations of a full cycle's last pass: passes of pass_max, then the rest. */
 static int cycle_last_pass(const cuda_backend *cb) {
-    return (int)((cb->depth - 1) % GOL_DEEP_MAX + 1);
+    return (int)((cb->depth - 1) % cb->pass_max + 1);
+}
+
+/* The multi-generation kernel's shape from here on, and the passes it allows. */
+static void use_shape(cuda_backend *cb, int shape) {
+    cb->shape = shape;
+    cb->pass_max = gol_shapes[shape].gens_max;
 }
 
 /* The slab's shape, for the launchers. */
@@ -267,6 +276,7 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
     init_geometry(cb, slab);
     cb->depth = plan->depth;
     cb->launch_ranks = cuda_launch_ranks(&plan->gpu);
+    use_shape(cb, plan->kernel_shape >= 0 ? plan->kernel_shape : GOL_SHAPE_BASELINE);
     cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
     create_streams(cb);               /* compute, comm (higher priority), fork and join */
     cb->watch = cuda_watch_create(slab, cfg->timeout_s, cb->compute); /* marks, the watchdog */

@@ -25,6 +25,18 @@ namespace {
 constexpr int kBlockWords = GOL_BLOCK_WORDS;
 constexpr int kDeepWarps = GOL_DEEP_WARPS;
 constexpr int kPopBlock = GOL_POP_BLOCK;
+/* Each shape's row-loop unroll, at compile time: the table's column (life_geometry.h). */
+constexpr int kShapeUnroll[] = {
+#define GOL_SHAPE_UNROLL(id, name, gens_max, tile_min, unroll, what) unroll,
+    GOL_SHAPES(GOL_SHAPE_UNROLL)
+#undef GOL_SHAPE_UNROLL
+};
+constexpr int kShapeGensMax[] = {
+#define GOL_SHAPE_GENS(id, name, gens_max, tile_min, unroll, what) gens_max,
+    GOL_SHAPES(GOL_SHAPE_GENS)
+#undef GOL_SHAPE_GENS
+};
+static_assert(sizeof kShapeUnroll / sizeof kShapeUnroll[0] == GOL_SHAPE_COUNT, "a row a shape");
 /* popcount: the per-thread sums, log2(kPopBlock) halvings, the block's total into the count */
 constexpr int kPopPhases = 10;
 static_assert(kPopBlock == 1 << (kPopPhases - 2), "one halving phase per bit of kPopBlock");
@@ -72,8 +84,8 @@ template <class F> void with_interior_variant(gol_rule r, F &&f) {
 }
 
 /* The deep instantiation a launch runs: K = gens (1..GOL_DEEP_MAX, a compile-time constant so
- * the wavefront's levels live in registers), Conway's rule or any, ragged torus or not. The
- * launcher and the emulator both choose through here. */
+ * the wavefront's levels live in registers), Conway's rule or any, ragged torus or not, and the
+ * shape S (its row-loop unroll). The launcher and the emulator both choose through here. */
 template <int K, class F> void with_deep_depth(int gens, F &&f) {
     if (gens == K) {
         f(std::integral_constant<int, K>());
@@ -82,13 +94,25 @@ template <int K, class F> void with_deep_depth(int gens, F &&f) {
     if constexpr (K < GOL_DEEP_MAX) with_deep_depth<K + 1>(gens, f);
 }
 
-template <class F> void with_deep_variant(gol_rule r, int gens, bool ragged, F &&f) {
-    with_deep_depth<1>(gens, [&](auto k) {
-        with_interior_variant(r, [&](auto conway) {
-            if (ragged)
-                f(k, conway, std::true_type());
-            else
-                f(k, conway, std::false_type());
+template <int S, class F> void with_deep_shape(int shape, F &&f) {
+    if (shape == S) {
+        f(std::integral_constant<int, S>());
+        return;
+    }
+    if constexpr (S + 1 < GOL_SHAPE_COUNT) with_deep_shape<S + 1>(shape, f);
+}
+
+template <class F> void with_deep_variant(gol_rule r, int gens, bool ragged, int shape, F &&f) {
+    with_deep_shape<0>(shape, [&](auto sh) {
+        constexpr int S = decltype(sh)::value;
+        with_deep_depth<1>(gens, [&](auto k) {
+            if constexpr (decltype(k)::value <= kShapeGensMax[S])
+                with_interior_variant(r, [&](auto conway) {
+                    if (ragged)
+                        f(k, conway, std::true_type(), std::integral_constant<int, S>());
+                    else
+                        f(k, conway, std::false_type(), std::integral_constant<int, S>());
+                });
         });
     });
 }
@@ -265,7 +289,7 @@ struct deep_args {
     const uint64_t *src;
     uint64_t *dst;
     int64_t row_begin, row_end, live_begin, live_end;
-    gol_deep_shape shape; /* strips, tiles, margins: the work items (kernels/life_geometry.h) */
+    gol_deep_cut cut;     /* strips, tiles, margins: the work items (kernels/life_geometry.h) */
 };
 
 /* Where lane `lane` of strip `strip` sits; every tile starts its wavefront from `fill` (0 on the
@@ -274,7 +298,7 @@ template <int K>
 GOL_HD inline void deep_lane_start(deep_lane<K> &L, const deep_args &a, int64_t strip, int lane,
                                    uint64_t fill) {
     const int64_t nw = a.g.nwords;
-    const gol_deep_place p = gol_deep_lane_place(&a.shape, nw, a.g.torus, strip, lane);
+    const gol_deep_place p = gol_deep_lane_place(&a.cut, nw, a.g.torus, strip, lane);
     L.j = p.j;
     L.west = p.west;
     L.east = p.east;
@@ -379,7 +403,7 @@ template <int K> struct host_warp {
  * part in every phase (the shuffles need the whole warp); what it keeps is in its mask. AllLive:
  * every row the tile reads or makes is inside [live_begin, live_end), so the per-generation
  * dead-row test folds away (most tiles: only those at a dead boundary test). */
-template <int K, bool Conway, bool Ragged, bool AllLive, class Warp>
+template <int K, bool Conway, bool Ragged, bool AllLive, int Unroll, class Warp>
 GOL_HD inline void deep_tile(Warp &w, const deep_args &a, int64_t strip, int64_t r0, int64_t r1,
                              uint64_t fill) {
     const gol_rule rule = kernel_rule<Conway>(a.g.rule);
@@ -388,6 +412,9 @@ GOL_HD inline void deep_tile(Warp &w, const deep_args &a, int64_t strip, int64_t
         deep_lane_start(w.lane(l), a, strip, w.lane_id(l), fill);
         deep_prime(w.lane(l), a, first);
     }
+#ifdef __CUDA_ARCH__
+#pragma unroll Unroll
+#endif
     for (int64_t i = first; i < end; i++) {
         for (int l = 0; l < Warp::kLanes; l++) deep_load<K, AllLive>(w.lane(l), a, i, end);
 #ifdef __CUDA_ARCH__
@@ -405,21 +432,29 @@ GOL_HD inline void deep_tile(Warp &w, const deep_args &a, int64_t strip, int64_t
     }
 }
 
+/* The row loop's unroll: the shape's for Conway's rule at an even K, none otherwise. Unrolled,
+ * ptxas spills other rules and odd K on one architecture or another (CUDA 13: 12 bytes at K = 5,
+ * any rule, ragged torus, sm_90; 28 bytes at K = 5, Conway, sm_80); kernel_resources checks. */
+template <int K, bool Conway, int S> constexpr int deep_unroll() {
+    return Conway && K % 2 == 0 ? kShapeUnroll[S] : 1;
+}
+
 /* A warp's whole work: items threadIdx.y + blockDim.y * blockIdx.x, + the grid's warps, ...
  * (one at most, as deep_geometry sizes the grid); neighbouring warps take neighbouring strips of
  * the same rows, which share their margin words in the cache. A tile reads input rows
  * [r0 - K, r1 + K) and tests rows down to r0 - 2K (generation g of input row i is row i - g - 1). */
-template <int K, bool Conway, bool Ragged, class Warp>
+template <int K, bool Conway, bool Ragged, int S, class Warp>
 GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, uint64_t fill) {
     const int64_t warps = (int64_t)ix.grid.x * ix.block.y;
-    const int64_t items = a.shape.strips * a.shape.tiles;
+    const int64_t items = a.cut.strips * a.cut.tiles;
     for (int64_t i = (int64_t)ix.bid.x * ix.block.y + ix.tid.y; i < items; i += warps) {
-        const gol_deep_item it = gol_deep_item_of(&a.shape, a.row_begin, a.row_end, i);
+        const gol_deep_item it = gol_deep_item_of(&a.cut, a.row_begin, a.row_end, i);
         const int64_t strip = it.strip, r0 = it.r0, r1 = it.r1;
         if (r0 - 2 * K >= a.live_begin && r1 + K <= a.live_end)
-            deep_tile<K, Conway, Ragged, true>(w, a, strip, r0, r1, fill);
+            deep_tile<K, Conway, Ragged, true, deep_unroll<K, Conway, S>()>(w, a, strip, r0, r1, fill);
         else
-            deep_tile<K, Conway, Ragged, false>(w, a, strip, r0, r1, fill);
+            deep_tile<K, Conway, Ragged, false, deep_unroll<K, Conway, S>()>(w, a, strip, r0, r1,
+                                                                          fill);
     }
 }
 
@@ -442,11 +477,11 @@ __global__ void __launch_bounds__(kBlockWords)
     interior_body<Conway>(this_thread(), g, src, dst, row_begin, row_end, nchunks);
 }
 
-template <int K, bool Conway, bool Ragged>
+template <int K, bool Conway, bool Ragged, int S>
 __global__ void __launch_bounds__(32 * kDeepWarps) deep_kernel(deep_args a) {
     gpu_warp<K> w;
     w.id = (int)threadIdx.x;
-    deep_warp<K, Conway, Ragged>(w, this_thread(), a, 0);
+    deep_warp<K, Conway, Ragged, S>(w, this_thread(), a, 0);
 }
 
 __global__ void edge_kernel(gol_cuda_grid g, const uint64_t *__restrict__ src,
@@ -478,7 +513,14 @@ launch_geom rows_geometry(const gol_cuda_grid &g, int64_t row_begin, int64_t row
     return cuda_shape(gol_rows_geometry(&g, row_begin, row_end));
 }
 
-/* A deep launch: its shape (gol_deep_geometry) and the kernel's arguments. */
+/* Whether launch_life_deep has work: rows, and gens within its shape's (a caller past those
+ * bounds launches nothing, as the contract in life_cuda.h says). */
+bool deep_launchable(int64_t row_begin, int64_t row_end, int gens, int shape) {
+    return row_end > row_begin && shape >= 0 && shape < GOL_SHAPE_COUNT && gens >= 1 &&
+           gens <= kShapeGensMax[shape];
+}
+
+/* A deep launch: its geometry (gol_deep_geometry) and the kernel's arguments. */
 struct deep_geom {
     launch_geom launch; /* n: work items */
     deep_args args;     /* the kernel's arguments, geometry included */
@@ -486,9 +528,9 @@ struct deep_geom {
 };
 
 deep_geom deep_geometry(const gol_cuda_grid &g, const uint64_t *src, uint64_t *dst,
-                        int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
-                        int64_t live_end, int64_t resident) {
-    const gol_deep_launch shape = gol_deep_geometry(&g, row_begin, row_end, gens, resident);
+                        int64_t row_begin, int64_t row_end, int gens, int shape,
+                        int64_t live_begin, int64_t live_end, int64_t resident) {
+    const gol_deep_launch d_ = gol_deep_geometry(&g, row_begin, row_end, gens, shape, resident);
     deep_geom d;
     deep_args &a = d.args;
     a.g = g;
@@ -498,9 +540,9 @@ deep_geom deep_geometry(const gol_cuda_grid &g, const uint64_t *src, uint64_t *d
     a.row_end = row_end;
     a.live_begin = live_begin;
     a.live_end = live_end;
-    a.shape = shape.shape;
-    d.launch = cuda_shape(shape.launch);
-    d.ragged = shape.ragged != 0;
+    a.cut = d_.cut;
+    d.launch = cuda_shape(d_.launch);
+    d.ragged = d_.ragged != 0;
     return d;
 }
 
@@ -578,10 +620,10 @@ struct sim_deep {
     const uint64_t *src;
     uint64_t *dst;
     int64_t row_begin, row_end, live_begin, live_end, resident;
-    int gens;
+    int gens, shape;
     void run() const {
-        emulate_life_deep(g, sim_ptr(src), sim_ptr(dst), row_begin, row_end, gens, live_begin,
-                          live_end, resident);
+        emulate_life_deep(g, sim_ptr(src), sim_ptr(dst), row_begin, row_end, gens, shape,
+                          live_begin, live_end, resident);
     }
 };
 
@@ -622,10 +664,10 @@ extern "C" void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_
 }
 
 extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
-                                 int64_t row_begin, int64_t row_end, int gens,
+                                 int64_t row_begin, int64_t row_end, int gens, int shape,
                                  int64_t live_begin, int64_t live_end,
                                  int ranks, cudaStream_t s) {
-    if (row_end <= row_begin || gens < 1 || gens > GOL_DEEP_MAX) return;
+    if (!deep_launchable(row_begin, row_end, gens, shape)) return;
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -635,7 +677,7 @@ extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_
     sim_launch(s, "life_deep", {sim_rows(g, src_d, lo, hi, CUDASIM_READ),
                                 sim_rows(g, dst_d, row_begin, row_end, CUDASIM_WRITE)},
                sim_deep{g, src_d, dst_d, row_begin, row_end, live_begin, live_end,
-                        gol_resident_share((int64_t)sms * per_sm, ranks), gens});
+                        gol_resident_share((int64_t)sms * per_sm, ranks), gens, shape});
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -680,34 +722,35 @@ extern "C" void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* Blocks of deep_kernel<K, Conway, Ragged> the current device holds at once: the occupancy API's
- * per SM, times the SMs; asked once per instantiation (one device a process). */
-template <int K, bool Conway, bool Ragged> int64_t deep_resident() {
+/* Blocks of deep_kernel<K, Conway, Ragged, S> the current device holds at once: the occupancy
+ * API's per SM, times the SMs; asked once per instantiation (one device a process). */
+template <int K, bool Conway, bool Ragged, int S> int64_t deep_resident() {
     static int64_t resident = 0;
     if (resident == 0) {
         int device = 0, sms = 0, per_sm = 0;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, deep_kernel<K, Conway, Ragged>, 32 * kDeepWarps, 0));
+            &per_sm, deep_kernel<K, Conway, Ragged, S>, 32 * kDeepWarps, 0));
         resident = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
     }
     return resident;
 }
 
 extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d,
-                                 int64_t row_begin, int64_t row_end, int gens,
+                                 int64_t row_begin, int64_t row_end, int gens, int shape,
                                  int64_t live_begin, int64_t live_end,
                                  int ranks, cudaStream_t s) {
-    if (row_end <= row_begin || gens < 1 || gens > GOL_DEEP_MAX) return;
+    if (!deep_launchable(row_begin, row_end, gens, shape)) return;
     const bool ragged_torus = gol_deep_ragged(&g) != 0;
-    with_deep_variant(g.rule, gens, ragged_torus, [&](auto k, auto conway, auto ragged) {
-        constexpr int K = decltype(k)::value;
+    with_deep_variant(g.rule, gens, ragged_torus, shape,
+                      [&](auto k, auto conway, auto ragged, auto sh) {
+        constexpr int K = decltype(k)::value, S = decltype(sh)::value;
         constexpr bool C = decltype(conway)::value, R = decltype(ragged)::value;
-        const int64_t resident = gol_resident_share(deep_resident<K, C, R>(), ranks);
-        const deep_geom geo = deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, live_begin,
-                                            live_end, resident);
-        deep_kernel<K, C, R><<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
+        const int64_t resident = gol_resident_share(deep_resident<K, C, R, S>(), ranks);
+        const deep_geom geo = deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, shape,
+                                            live_begin, live_end, resident);
+        deep_kernel<K, C, R, S><<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
     });
     CUDA_CHECK(cudaGetLastError());
 }
@@ -753,13 +796,15 @@ extern "C" void emulate_life_rows(gol_cuda_grid g, const uint64_t *src, uint64_t
 /* One warp at a time (they share nothing: each reads src and writes its own rows of dst), its
  * lanes through deep_warp's phases together; the wavefront starts from garbage, as registers do. */
 extern "C" void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t *dst,
-                                  int64_t row_begin, int64_t row_end, int gens,
+                                  int64_t row_begin, int64_t row_end, int gens, int shape,
                                   int64_t live_begin, int64_t live_end, int64_t resident) {
-    const deep_geom geo =
-        deep_geometry(g, src, dst, row_begin, row_end, gens, live_begin, live_end, resident);
+    if (!deep_launchable(row_begin, row_end, gens, shape)) return;
+    const deep_geom geo = deep_geometry(g, src, dst, row_begin, row_end, gens, shape, live_begin,
+                                        live_end, resident);
     if (geo.launch.n <= 0) return;
-    with_deep_variant(g.rule, gens, geo.ragged, [&](auto k, auto conway, auto ragged) {
-        constexpr int K = decltype(k)::value;
+    with_deep_variant(g.rule, gens, geo.ragged, shape,
+                      [&](auto k, auto conway, auto ragged, auto sh) {
+        constexpr int K = decltype(k)::value, S = decltype(sh)::value;
         std::vector<host_warp<K>> warp(1); /* 32 lanes of K levels: on the heap */
         thread_ix ix;
         ix.grid = geo.launch.grid;
@@ -769,7 +814,7 @@ extern "C" void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t
                 for (unsigned ty = 0; ty < ix.block.y; ty++) {
                     ix.bid = make_uint3(bx, by, 0);
                     ix.tid = make_uint3(0, ty, 0);
-                    deep_warp<K, decltype(conway)::value, decltype(ragged)::value>(
+                    deep_warp<K, decltype(conway)::value, decltype(ragged)::value, S>(
                         warp[0], ix, geo.args, 0x5a5aa5a5c3c33c3cull);
                 }
     });

@@ -29,8 +29,9 @@ void launch_life_edges(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, 
 void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
                       int64_t row_end, cudaStream_t s);
 
-/* gens generations (1..GOL_DEEP_MAX) in one pass over global memory: rows [row_begin, row_end)
- * of the generation gens after src_d's into dst_d (the backend runs passes of 2 or more
+/* gens generations (1..the gens_max of `shape`, a row of life_geometry.h's GOL_SHAPES; every
+ * shape computes the same cells) in one pass over global memory: rows [row_begin, row_end) of the
+ * generation gens after src_d's into dst_d (the backend runs passes of 2 or more
  * generations here, a pass of one on launch_life_rows and launch_life_edges). Reads src
  * rows [row_begin - gens, row_end + gens) that lie in [live_begin, live_end); rows outside that
  * range are dead at every generation (past a dead boundary), whatever src holds there. Writes dst
@@ -38,7 +39,7 @@ void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, i
  * ranks: the ranks whose kernels run on this GPU side by side (cuda_choices.h's cuda_launch_ranks;
  * 1: the whole GPU); the launch is sized to this rank's share of the resident blocks. */
 void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
-                      int64_t row_end, int gens, int64_t live_begin, int64_t live_end,
+                      int64_t row_end, int gens, int shape, int64_t live_begin, int64_t live_end,
                       int ranks, cudaStream_t s);
 
 /* rows packed rows (stride nwords words) starting at src_d into rows*width bytes of 0/1. */
@@ -61,7 +62,7 @@ void emulate_life_rows(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int6
 /* resident: the blocks of the kernel the emulated device holds at once, which the launcher asks
  * the GPU (the grid is whole waves of them). */
 void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t row_begin,
-                       int64_t row_end, int gens, int64_t live_begin, int64_t live_end,
+                       int64_t row_end, int gens, int shape, int64_t live_begin, int64_t live_end,
                        int64_t resident);
 void emulate_unpack_u8(const uint64_t *src, uint8_t *dst, int64_t rows, int64_t nwords,
                        int64_t width);

@@ -1,5 +1,20 @@
 #include "kernels/life_geometry.h"
 
+#include <string.h>
+
+const gol_shape gol_shapes[GOL_SHAPE_COUNT] = {
+#define GOL_SHAPE_ROW(id, name, gens_max, tile_min, unroll, what)                                  \
+    {name, gens_max, tile_min, unroll, what},
+    GOL_SHAPES(GOL_SHAPE_ROW)
+#undef GOL_SHAPE_ROW
+};
+
+int gol_shape_find(const char *name) {
+    for (int i = 0; i < GOL_SHAPE_COUNT; i++)
+        if (name && strcmp(name, gol_shapes[i].name) == 0) return i;
+    return -1;
+}
+
 static int64_t blocks_for(int64_t n, int64_t block) { return (n + block - 1) / block; }
 static int64_t capped_grid_y(int64_t n) { return n < GOL_MAX_GRID_Y ? n : GOL_MAX_GRID_Y; }
 
@@ -25,8 +40,9 @@ gol_launch gol_rows_geometry(const gol_cuda_grid *g, int64_t row_begin, int64_t 
 
 int gol_deep_ragged(const gol_cuda_grid *g) { return g->torus && (g->width & 63) != 0; }
 
-int64_t gol_deep_tile_rows(int64_t span, int64_t strips, int gens, int64_t resident) {
-    const int64_t min_tile = 8 * (int64_t)gens, wave = resident * GOL_DEEP_WARPS;
+int64_t gol_deep_tile_rows(int64_t span, int64_t strips, int gens, int tile_min,
+                           int64_t resident) {
+    const int64_t min_tile = (int64_t)tile_min * gens, wave = resident * GOL_DEEP_WARPS;
     int64_t waves = (GOL_DEEP_WARP_TARGET + wave / 2) / wave;
     const int64_t fill = strips * (span / min_tile) / wave; /* waves that min tiles fill */
     if (waves > fill) waves = fill;
@@ -40,9 +56,9 @@ int64_t gol_deep_tile_rows(int64_t span, int64_t strips, int gens, int64_t resid
 }
 
 gol_deep_launch gol_deep_geometry(const gol_cuda_grid *g, int64_t row_begin, int64_t row_end,
-                                  int gens, int64_t resident) {
+                                  int gens, int shape, int64_t resident) {
     gol_deep_launch d;
-    gol_deep_shape *s = &d.shape;
+    gol_deep_cut *s = &d.cut;
     if (resident < 1) resident = 1;
     d.ragged = gol_deep_ragged(g);
     s->whole_row = g->torus && g->nwords <= GOL_DEEP_LANES;
@@ -50,13 +66,14 @@ gol_deep_launch gol_deep_geometry(const gol_cuda_grid *g, int64_t row_begin, int
     s->stride = GOL_DEEP_LANES - 2 * s->margin;
     s->strips = s->whole_row ? 1 : (g->nwords + s->stride - 1) / s->stride;
     const int64_t span = row_end > row_begin ? row_end - row_begin : 0;
-    s->tile_rows = gol_deep_tile_rows(span, s->strips, gens, resident);
+    const gol_shape *sh = &gol_shapes[shape >= 0 && shape < GOL_SHAPE_COUNT ? shape : 0];
+    s->tile_rows = gol_deep_tile_rows(span, s->strips, gens, sh->tile_min, resident);
     s->tiles = (span + s->tile_rows - 1) / s->tile_rows;
     const int64_t items = s->strips * s->tiles, wave = resident * GOL_DEEP_WARPS;
     /* whole waves of resident blocks, a warp an item; less than a wave of work: just its blocks */
     const int64_t blocks = items >= wave ? (items + wave - 1) / wave * resident
                                          : (items + GOL_DEEP_WARPS - 1) / GOL_DEEP_WARPS;
-    d.launch.n = gens >= 1 && gens <= GOL_DEEP_MAX ? items : 0;
+    d.launch.n = gens >= 1 && gens <= sh->gens_max ? items : 0;
     d.launch.grid_x = blocks > 0 ? blocks : 1;
     d.launch.grid_y = 1;
     d.launch.block_x = GOL_DEEP_LANES;

@@ -32,6 +32,42 @@ typedef struct gol_cuda_grid {
  * is several launches, each 0.25/gens byte of global traffic per cell update. */
 #define GOL_DEEP_MAX 8
 
+/* The multi-generation kernel's shapes: exact variants of one kernel (life_cuda.cu's deep_tile),
+ * all computing the same cells, that trade redundant rows for warps and registers for chain
+ * length. Which one is fastest depends on the GPU and the slab, so the GPU a run is on chooses by
+ * timing them (kernels/shape_choice.h); `baseline` is the reference shape and never leaves the
+ * table. One row a shape: X(ID, name, gens_max, tile_min, unroll, what)
+ *   gens_max  generations a launch at most (a pass of the backend is at most this long)
+ *   tile_min  rows a warp's tile has at least, in generations of the launch: a tile of T rows
+ *             reads T + 2 gens rows, so short tiles buy warps (and short chains) with redundant rows
+ *   unroll    input rows one iteration of the row loop takes (B3/S23 at an even number of
+ *             generations a launch; otherwise 1, see life_cuda.cu's deep_unroll): the
+ *             wavefront's window rotates through registers, and an unrolled loop renames them
+ *             instead of moving them (sm_90, 8 generations: 308 instructions a row unrolled
+ *             twice, 395 not unrolled) */
+#define GOL_SHAPES(X)                                                                              \
+    X(BASELINE, "baseline", 8, 8, 1, "tiles of 8 gens rows or more, the row loop not unrolled")   \
+    X(UNROLLED, "unrolled", 8, 8, 2, "baseline's tiles, the row loop unrolled twice")           \
+    X(SHORT, "short", 8, 2, 2, "tiles of 2 gens rows or more: 4x the warps for small slabs")      \
+    X(HALF, "half", 4, 4, 2, "4 generations a launch: fewer registers, more warps, short chains")
+
+typedef enum gol_shape_id {
+#define GOL_SHAPE_ENUM(id, name, gens_max, tile_min, unroll, what) GOL_SHAPE_##id,
+    GOL_SHAPES(GOL_SHAPE_ENUM)
+#undef GOL_SHAPE_ENUM
+        GOL_SHAPE_COUNT
+} gol_shape_id;
+
+typedef struct gol_shape {
+    const char *name;
+    int gens_max, tile_min, unroll;
+    const char *what;
+} gol_shape;
+
+extern const gol_shape gol_shapes[GOL_SHAPE_COUNT];
+/* The shape called `name`, or -1. */
+int gol_shape_find(const char *name);
+
 /* The shapes' constants; the kernels' __launch_bounds__ are these block sizes. */
 enum {
     GOL_BLOCK_WORDS = 128,    /* one-generation kernels: threads per block along a row */
@@ -64,16 +100,16 @@ typedef struct gol_launch {
 /* How a deep launch cuts its rows: strips of GOL_DEEP_LANES words a row (stride of them written,
  * margin a side read for the wavefront's edge), tiles of tile_rows rows a strip; work item i is
  * tile i / strips of strip i % strips, one a warp. */
-typedef struct gol_deep_shape {
+typedef struct gol_deep_cut {
     int64_t tile_rows, tiles; /* tiles a strip */
     int64_t strips;
     int margin, stride;
     int whole_row; /* a torus of at most 32 words: one strip whose shuffles wrap, no margin */
-} gol_deep_shape;
+} gol_deep_cut;
 
 typedef struct gol_deep_launch {
     gol_launch launch; /* n: work items */
-    gol_deep_shape shape;
+    gol_deep_cut cut;
     int ragged; /* a torus whose last word is partial: the Ragged instantiation */
 } gol_deep_launch;
 
@@ -84,16 +120,18 @@ gol_launch gol_edges_geometry(const gol_cuda_grid *g);
 gol_launch gol_rows_geometry(const gol_cuda_grid *g, int64_t row_begin, int64_t row_end);
 int gol_deep_ragged(const gol_cuda_grid *g);
 /* The tile height that makes strips x tiles work items fill whole waves of `resident` blocks with
- * tiles of at least 8 gens rows: as many waves as GOL_DEEP_WARP_TARGET warps make, fewer where
- * such tiles cannot fill them; within [8 gens, GOL_DEEP_TILE_MAX]. */
-int64_t gol_deep_tile_rows(int64_t span, int64_t strips, int gens, int64_t resident);
+ * tiles of at least tile_min x gens rows: as many waves as GOL_DEEP_WARP_TARGET warps make, fewer
+ * where such tiles cannot fill them; within [tile_min x gens, GOL_DEEP_TILE_MAX]. */
+int64_t gol_deep_tile_rows(int64_t span, int64_t strips, int gens, int tile_min,
+                           int64_t resident);
 /* Of `resident` blocks a GPU holds at once, the share of one of `ranks` ranks whose kernels run on
  * it side by side (MPS), rounded up so the ranks together fill it; at least 1. */
 int64_t gol_resident_share(int64_t resident, int ranks);
-/* launch_life_deep of rows [row_begin, row_end), gens generations, on a device that holds
- * `resident` blocks of the kernel at once: a 1-D grid of blocks of GOL_DEEP_WARPS warps. */
+/* launch_life_deep of rows [row_begin, row_end), gens generations, in shape `shape`, on a device
+ * that holds `resident` blocks of the kernel at once: a 1-D grid of blocks of GOL_DEEP_WARPS
+ * warps. n is 0 (nothing to launch) for gens outside 1..the shape's gens_max. */
 gol_deep_launch gol_deep_geometry(const gol_cuda_grid *g, int64_t row_begin, int64_t row_end,
-                                  int gens, int64_t resident);
+                                  int gens, int shape, int64_t resident);
 /* launch_unpack_u8: a thread a cell (x), rows over blockIdx.y in a grid-stride loop; n: rows. */
 gol_launch gol_unpack_geometry(int64_t rows, int64_t width);
 /* launch_popcount: a grid-stride loop over n words. */
@@ -111,7 +149,7 @@ typedef struct gol_deep_item {
     int64_t strip, r0, r1;
 } gol_deep_item;
 
-static GOL_HD inline gol_deep_item gol_deep_item_of(const gol_deep_shape *s, int64_t row_begin,
+static GOL_HD inline gol_deep_item gol_deep_item_of(const gol_deep_cut *s, int64_t row_begin,
                                                     int64_t row_end, int64_t item) {
     gol_deep_item it;
     const int64_t t = item / s->strips;
@@ -129,7 +167,7 @@ typedef struct gol_deep_place {
     int west, east, store;
 } gol_deep_place;
 
-static GOL_HD inline gol_deep_place gol_deep_lane_place(const gol_deep_shape *s, int64_t nwords,
+static GOL_HD inline gol_deep_place gol_deep_lane_place(const gol_deep_cut *s, int64_t nwords,
                                                         int torus, int64_t strip, int lane) {
     gol_deep_place p;
     if (s->whole_row) {

@@ -17,6 +17,7 @@
 #include "core/depth.h"
 #include "core/rule.h"
 #include "halo/halo.h"
+#include "kernels/life_geometry.h"
 #include "src/options.h"
 #include "src/provenance.h"
 
@@ -38,12 +39,15 @@ struct option_context {
 typedef gol_status option_apply(const gol_option *opt, const char *arg, option_context *ctx);
 static option_apply apply_int64, apply_int64_or_auto, apply_size, apply_flag, apply_path,
     apply_output, apply_seed, apply_density, apply_at, apply_rule, apply_boundary, apply_backend,
-    apply_halo, apply_frame_format, apply_seconds, apply_help, apply_version;
+    apply_halo, apply_kernel, apply_frame_format, apply_seconds, apply_help, apply_version;
 static const char *rule_names_help(void);
 /* --halo's help: "auto | " and the visible modes of halo/halo.c's table, so a new mode needs no
  * edit here. fill_halo_help writes it before --help is built. */
 static char halo_help[64];
 static void fill_halo_help(void);
+/* --kernel's help: "auto | " and the shapes of kernels/life_geometry.h's table. */
+static char kernel_help[160];
+static void fill_kernel_help(void);
 
 #define FIELD(f) .field = offsetof(gol_config, f)
 
@@ -105,6 +109,9 @@ static const gol_option table[] = {
              "auto: by slab height (up to 16, at most a 32nd of the shortest slab)",
      .apply = apply_int64_or_auto, FIELD(halo_depth), .lo = 1, .hi = GOL_DEPTH_MAX,
      .range_text = "1 to 1024 rows, or auto"},
+    {.name = "kernel", .metavar = "SHAPE", .default_text = "auto", .group = "Run",
+     .help = kernel_help, /* from the shapes' table, see fill_kernel_help */
+     .apply = apply_kernel},
     {.name = "no-graphs", .group = "Run",
      .help = "CUDA: launch per generation, no CUDA graph replay",
      .apply = apply_flag, FIELD(no_graphs)},
@@ -263,6 +270,7 @@ static const char *help_text(void) {
     static text t;
     t.len = 0;
     fill_halo_help();
+    fill_kernel_help();
     text_add(&t, "usage: golmpi [options]\n"
                  "       mpirun -n P golmpi [options]    (one rank per GPU, or per CPU socket)\n"
                  "\n"
@@ -335,6 +343,7 @@ const char *options_man_page(void) {
     static text t;
     t.len = 0;
     fill_halo_help();
+    fill_kernel_help();
     text_add(&t, ".TH GOLMPI 1 \"\" \"golmpi %s\" \"User Commands\"\n.SH NAME\n"
                  "golmpi \\- Conway's Game of Life, or any Life\\-like rule, on one large grid "
                  "over MPI ranks\n.SH SYNOPSIS\n.B mpirun \\-n\n.I P\n.B golmpi\n"
@@ -367,6 +376,16 @@ static void fill_halo_help(void) {
     char names[sizeof halo_help - sizeof "auto | " + 1];
     halo_mode_names(names, sizeof names, " | ");
     snprintf(halo_help, sizeof halo_help, "auto | %s", names);
+}
+
+static void fill_kernel_help(void) {
+    static text t;
+    t.len = 0;
+    text_add(&t, "CUDA: the kernel's shape: auto");
+    for (int i = 0; i < GOL_SHAPE_COUNT; i++) text_add(&t, " | %s", gol_shapes[i].name);
+    text_add(&t, "\nauto: the GPU's fastest for this slab, measured once, kept");
+    memcpy(kernel_help, t.buf, t.len < sizeof kernel_help ? t.len + 1 : sizeof kernel_help);
+    kernel_help[sizeof kernel_help - 1] = '\0';
 }
 
 /* --rule's extra lines: the names core/rule.c accepts, wrapped, so --help never lists a name
@@ -621,6 +640,20 @@ static gol_status apply_halo(const gol_option *o, const char *arg, option_contex
         return gol_fail(GOL_EXIT_USAGE, "--halo: '%s' is not one of auto, %s", arg, names);
     }
     snprintf(ctx->cfg->halo, sizeof ctx->cfg->halo, "%s", arg);
+    return gol_ok();
+}
+
+/* "auto" or a shape of kernels/life_geometry.h's table. */
+static gol_status apply_kernel(const gol_option *o, const char *arg, option_context *ctx) {
+    (void)o;
+    if (strcmp(arg, "auto") != 0 && gol_shape_find(arg) < 0) {
+        static text t;
+        t.len = 0;
+        for (int i = 0; i < GOL_SHAPE_COUNT; i++)
+            text_add(&t, "%s%s", i ? ", " : "", gol_shapes[i].name);
+        return gol_fail(GOL_EXIT_USAGE, "--kernel: '%s' is not one of auto, %s", arg, t.buf);
+    }
+    snprintf(ctx->cfg->kernel, sizeof ctx->cfg->kernel, "%s", arg);
     return gol_ok();
 }
 

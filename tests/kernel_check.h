@@ -187,13 +187,13 @@ static int kernel_check_all(kernel_runner run) {
 }
 
 /* The multi-generation kernel (launch_life_deep): a slab of rows owned rows with `gens` halo rows
- * a side, advanced gens generations in passes of at most GOL_DEEP_MAX, each pass one or more
+ * a side, advanced gens generations in passes of at most the shape's gens_max, each pass one or more
  * launches over the rows that are still valid, as the CUDA backend runs an exchange cycle of
  * depth gens. One launch: host buffers of g.rows + 2 halo rows, src and dst at their first (slab
  * row -halo); the other arguments as launch_life_deep's. */
 typedef void (*deep_runner)(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t halo,
-                            int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
-                            int64_t live_end);
+                            int64_t row_begin, int64_t row_end, int gens, int shape,
+                            int64_t live_begin, int64_t live_end);
 
 /* What lies past a slab end: the grid's other end (a whole torus), a dead boundary, or the rows
  * of a neighbouring rank (random). */
@@ -206,6 +206,7 @@ typedef struct deep_case {
     gol_rule rule;
     int64_t gens;
     int pieces; /* launches a pass is cut into along the rows: 1, 2 or 3 (band, interior, band) */
+    int shape;  /* the kernel's shape (kernels/life_geometry.h's GOL_SHAPES) */
 } deep_case;
 
 static const char *deep_edge_name(deep_edge e) {
@@ -240,7 +241,8 @@ static int64_t kc_deep_launches(const deep_case *c, deep_runner run, gol_cuda_gr
     const int64_t rows = c->rows, k = c->gens;
     int cur = 0;
     for (int64_t valid = k; valid > 0;) {
-        int n = (int)(valid < GOL_DEEP_MAX ? valid : GOL_DEEP_MAX);
+        const int most = gol_shapes[c->shape].gens_max;
+        int n = (int)(valid < most ? valid : most);
         int64_t lo = c->top == EDGE_DEAD ? 0 : -(valid - n);
         int64_t hi = c->bottom == EDGE_DEAD ? rows : rows + valid - n;
         /* live: everything but the rows past a dead end (far enough to never matter) */
@@ -250,7 +252,7 @@ static int64_t kc_deep_launches(const deep_case *c, deep_runner run, gol_cuda_gr
         for (int p = 1; p < c->pieces; p++) cut[p] = lo + (hi - lo) * p / c->pieces;
         cut[c->pieces] = hi;
         for (int p = 0; p < c->pieces; p++)
-            run(g, buf[cur], buf[cur ^ 1], halo, cut[p], cut[p + 1], n, live_lo, live_hi);
+            run(g, buf[cur], buf[cur ^ 1], halo, cut[p], cut[p + 1], n, c->shape, live_lo, live_hi);
         cur ^= 1;
         valid -= n;
     }
@@ -264,10 +266,10 @@ static int64_t kc_run_deep_case(const deep_case *c, deep_runner run) {
     char name[200], rule[32];
     rule_format(c->rule, rule, sizeof rule);
     snprintf(name, sizeof name,
-             "deep %" PRId64 "x%" PRId64 " %s columns, top %s, bottom %s, %s, %" PRId64
+             "deep %s %" PRId64 "x%" PRId64 " %s columns, top %s, bottom %s, %s, %" PRId64
              " generations, %d piece(s)",
-             c->width, c->rows, c->torus ? "torus" : "dead", deep_edge_name(c->top),
-             deep_edge_name(c->bottom), rule, c->gens, c->pieces);
+             gol_shapes[c->shape].name, c->width, c->rows, c->torus ? "torus" : "dead",
+             deep_edge_name(c->top), deep_edge_name(c->bottom), rule, c->gens, c->pieces);
     const int64_t w = c->width, rows = c->rows, k = c->gens, R = rows + 2 * k;
     const int64_t nw = (w + 63) / 64, words = R * nw;
     const uint64_t poison = 0xa5a5a5a5a5a5a5a5ull;
@@ -298,7 +300,7 @@ static int64_t kc_run_deep_case(const deep_case *c, deep_runner run) {
     kc_deep_reference(c, cells);
 
     int64_t bad = 0;
-    bool one_pass = k <= GOL_DEEP_MAX;
+    bool one_pass = k <= gol_shapes[c->shape].gens_max;
     for (int64_t a = 0; a < R; a++)
         for (int64_t j = 0; j < nw; j++) {
             uint64_t got = buf[last][a * nw + j], want;
@@ -326,10 +328,11 @@ static int64_t kc_run_deep_case(const deep_case *c, deep_runner run) {
 /* Every deep case: widths around one word, one strip (30 words, 32 for a whole torus row), two
  * strips, ragged and round; one-row to multi-tile slabs; a whole torus, a whole dead grid, a slab
  * between two others (columns wrapping or dead), the first and the last slab of a dead grid;
- * Conway's rule, B36/S23 and B0 rules; depths 1, 2, 3, 7, 8 (one launch a pass), 16 and 64
- * (passes of GOL_DEEP_MAX, as an exchange cycle runs them); passes in one to three launches.
+ * Conway's rule, B36/S23 and B0 rules; depths 1, 2, 3, 7, 8 (one launch a pass at most), 16 and
+ * 64 (passes of the shape's gens_max, as an exchange cycle runs them); passes in one to three
+ * launches; one kernel shape.
  * The largest combinations are left out so the reference stays quick. */
-static int deep_check_all(deep_runner run) {
+static int deep_check_all(deep_runner run, int shape) {
     static const int64_t widths[] = {1, 5, 64, 65, 127, 200, 1920, 2048, 2049, 2112, 4097};
     static const int64_t heights[] = {1, 2, 3, 17, 40};
     static const int64_t depths[] = {1, 2, 3, 7, 8, 16, 64};
@@ -354,7 +357,7 @@ static int deep_check_all(deep_runner run) {
                     int64_t wd = widths[wi], h = heights[hi], k = depths[di];
                     if (wd * (h + 2 * k) * k > 3000000) continue;
                     deep_case c = {wd,       h, edges[ei].torus, edges[ei].top, edges[ei].bottom,
-                                   rules[n % 4], k, 1 + (int)(n / 4 % 3)};
+                                   rules[n % 4], k, 1 + (int)(n / 4 % 3), shape};
                     failed += kc_run_deep_case(&c, run) != 0;
                     ran++;
                 }
@@ -363,7 +366,7 @@ static int deep_check_all(deep_runner run) {
         for (size_t ei = 0; ei < sizeof edges / sizeof edges[0]; ei++)
             for (size_t di = 0; di < sizeof depths / sizeof depths[0]; di++) {
                 deep_case c = {2049, 17, edges[ei].torus, edges[ei].top, edges[ei].bottom,
-                               rules[ri], depths[di], 2};
+                               rules[ri], depths[di], 2, shape};
                 if (c.gens > 16) c.width = 130;
                 failed += kc_run_deep_case(&c, run) != 0;
                 ran++;

@@ -21,20 +21,22 @@ static void run_emulated(gol_cuda_grid g, const uint64_t *src, uint64_t *next, u
 static int64_t resident;
 
 static void run_deep_emulated(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t halo,
-                              int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
-                              int64_t live_end) {
+                              int64_t row_begin, int64_t row_end, int gens, int shape,
+                              int64_t live_begin, int64_t live_end) {
     const int64_t row0 = halo * g.nwords;
-    emulate_life_deep(g, src + row0, dst + row0, row_begin, row_end, gens, live_begin, live_end,
-                      resident);
+    emulate_life_deep(g, src + row0, dst + row0, row_begin, row_end, gens, shape, live_begin,
+                      live_end, resident);
 }
 
 int main(void) {
     int failed = kernel_check_all(run_emulated);
     static const int64_t devices[] = {1, 3, 396};
-    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
-        resident = devices[i];
-        printf("deep kernel, %lld resident blocks:\n", (long long)resident);
-        failed += deep_check_all(run_deep_emulated);
-    }
+    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++)
+        for (int shape = 0; shape < GOL_SHAPE_COUNT; shape++) {
+            resident = devices[i];
+            printf("deep kernel, shape %s, %lld resident blocks:\n", gol_shapes[shape].name,
+                   (long long)resident);
+            failed += deep_check_all(run_deep_emulated, shape);
+        }
     return failed ? 1 : 0;
 }

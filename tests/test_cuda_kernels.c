@@ -46,8 +46,8 @@ static void run_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *next, uin
 /* One deep launch: both buffers up (dst poisoned where the kernel must not write), the launch at
  * slab row 0, dst back. */
 static void run_deep_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t halo,
-                            int64_t row_begin, int64_t row_end, int gens, int64_t live_begin,
-                            int64_t live_end) {
+                            int64_t row_begin, int64_t row_end, int gens, int shape,
+                            int64_t live_begin, int64_t live_end) {
     size_t bytes = (size_t)((g.rows + 2 * halo) * g.nwords) * sizeof *src;
     const int64_t row0 = halo * g.nwords;
     uint64_t *src_d, *dst_d;
@@ -55,8 +55,8 @@ static void run_deep_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *dst,
     CUDA_CHECK(cudaMalloc((void **)&dst_d, bytes));
     CUDA_CHECK(cudaMemcpy(src_d, src, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dst_d, dst, bytes, cudaMemcpyHostToDevice));
-    launch_life_deep(g, src_d + row0, dst_d + row0, row_begin, row_end, gens, live_begin, live_end,
-                     1, 0);
+    launch_life_deep(g, src_d + row0, dst_d + row0, row_begin, row_end, gens, shape, live_begin,
+                     live_end, 1, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(dst, dst_d, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(src_d));
@@ -73,7 +73,10 @@ int main(int argc, char **argv) {
     }
     device_select(MPI_COMM_WORLD);
     int failed = kernel_check_all(run_on_gpu);
-    failed += deep_check_all(run_deep_on_gpu);
+    for (int shape = 0; shape < GOL_SHAPE_COUNT; shape++) {
+        printf("deep kernel, shape %s:\n", gol_shapes[shape].name);
+        failed += deep_check_all(run_deep_on_gpu, shape);
+    }
     MPI_Finalize();
     return failed ? 1 : 0;
 }

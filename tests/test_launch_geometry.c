@@ -72,11 +72,13 @@ static void check_edges(const gol_cuda_grid *g) {
            (long long)(l.grid_x * l.block_x));
 }
 
-/* A deep launch of rows [lo, hi), gens generations, halo depth k, `resident` blocks at once. */
+/* A deep launch of rows [lo, hi), gens generations in shape `shape`, halo depth k, `resident`
+ * blocks at once. */
 static gol_deep_launch check_deep(const gol_cuda_grid *g, int64_t lo, int64_t hi, int gens,
-                                  int64_t k, int64_t resident, int *cover) {
-    const gol_deep_launch d = gol_deep_geometry(g, lo, hi, gens, resident);
-    const gol_deep_shape *s = &d.shape;
+                                  int shape, int64_t k, int64_t resident, int *cover) {
+    const gol_deep_launch d = gol_deep_geometry(g, lo, hi, gens, shape, resident);
+    const int64_t tile_min = (int64_t)gol_shapes[shape].tile_min * gens;
+    const gol_deep_cut *s = &d.cut;
     const int64_t items = s->strips * s->tiles, wave = resident * GOL_DEEP_WARPS;
     check_limits(&d.launch);
     EXPECT_EQ(d.launch.block_x * d.launch.block_y, 32 * GOL_DEEP_WARPS, "%s: deep block", where);
@@ -89,7 +91,7 @@ static gol_deep_launch check_deep(const gol_cuda_grid *g, int64_t lo, int64_t hi
         EXPECT(d.launch.grid_x % resident == 0 && warps - items < wave,
                "%s: %lld blocks for %lld items, waves of %lld blocks", where,
                (long long)d.launch.grid_x, (long long)items, (long long)resident);
-    EXPECT(s->tile_rows >= 8 * gens && s->tile_rows <= GOL_DEEP_TILE_MAX + 8 * gens,
+    EXPECT(s->tile_rows >= tile_min && s->tile_rows <= GOL_DEEP_TILE_MAX + tile_min,
            "%s: tile of %lld rows", where, (long long)s->tile_rows);
     /* rows: each strip's tiles follow each other from lo to hi, items in order */
     int64_t *next = malloc((size_t)s->strips * sizeof *next);
@@ -154,8 +156,10 @@ static void check_pass(const gol_cuda_grid *g, int64_t k, int64_t valid, int n, 
         covered += r[i].hi - r[i].lo;
         if (n == 1)
             check_rows(g, r[i].lo, r[i].hi);
-        else
-            check_deep(g, r[i].lo, r[i].hi, n, k, resident, cover);
+        else /* every shape that runs passes of n generations */
+            for (int shape = 0; shape < GOL_SHAPE_COUNT; shape++)
+                if (n <= gol_shapes[shape].gens_max)
+                    check_deep(g, r[i].lo, r[i].hi, n, shape, k, resident, cover);
     }
     if (split.edges) covered += g->rows == 1 ? 1 : 2;
     const gol_rows all = pass_whole_rows(&ps, n);
@@ -276,15 +280,16 @@ static void print_model(const char *table) {
                     resident_warps = per_sm * l.block_x / 32;
                     tile = GOL_ROWS_PER_THREAD;
                     chain = (l.n + l.grid_y - 1) / l.grid_y * GOL_ROWS_PER_THREAD;
-                } else { /* deep_kernel<K, true, false>: the widths are whole words */
-                    snprintf(name, sizeof name, "deep_kernel<%d, true, false>", K);
+                } else { /* deep_kernel<K, true, false, baseline>: whole words */
+                    snprintf(name, sizeof name, "deep_kernel<%d, true, false, 0>", K);
                     regs = table_regs(table, name);
                     if (regs < 0) continue;
                     const int64_t per_sm = sm90_blocks_per_sm(regs, 32 * GOL_DEEP_WARPS);
-                    const gol_deep_launch d = gol_deep_geometry(&g, in.lo, in.hi, K, sms * per_sm);
+                    const gol_deep_launch d =
+                        gol_deep_geometry(&g, in.lo, in.hi, K, GOL_SHAPE_BASELINE, sms * per_sm);
                     warps = d.launch.n;
                     resident_warps = per_sm * GOL_DEEP_WARPS;
-                    tile = d.shape.tile_rows;
+                    tile = d.cut.tile_rows;
                     chain = (tile + 2 * (int64_t)K) * K; /* rows of the wavefront, K steps a row */
                 }
                 waves = (warps + sms * resident_warps - 1) / (sms * resident_warps);
