@@ -46,6 +46,8 @@ typedef struct gol_config {
     double progress_s; /* seconds between progress lines when stderr is not a terminal; 0: none */
     bool no_graphs; /* CUDA: launch per generation instead of replaying a CUDA graph */
     char kernel[16]; /* CUDA: "auto" or a shape of kernels/life_geometry.h's GOL_SHAPES */
+    bool tune; /* CUDA: time every kernel shape, record it in the wisdom, print it, run nothing */
+    char wisdom[GOL_PATH_MAX]; /* the wisdom file (io/wisdom.h); "" the default; "off": none */
     double timeout_s; /* seconds to wait on a peer (halo, NCCL) before aborting; 0: forever */
     bool dry_run;     /* check everything, print the plan, run nothing and write nothing */
 
