@@ -93,6 +93,25 @@ typedef struct shape_model_foreign {
 } shape_model_foreign;
 double shape_model_foreign_rate(const shape_model_gpu *gpu, const shape_model_foreign *k);
 
+/* One kernel instance as the build made it: deep_kernel<k, conway, ragged, shape> for compute
+ * capability cc, its registers a thread (ptxas) and the instructions of its row loop (the
+ * all-live tile's, from the SASS), which takes `unroll` rows an iteration. The table is
+ * kernels/shape_model_table.c, written by tools/sass_rows.py from a build's cubin; the test
+ * shape_model_table compares it with the build. */
+typedef struct shape_model_instance {
+    int cc, k, conway, ragged, shape;
+    int regs, loop_insts, unroll;
+} shape_model_instance;
+
+extern const shape_model_instance shape_model_instances[];
+extern const int shape_model_instance_count;
+/* The toolkit and flags the table was generated with, for the check's message. */
+extern const char shape_model_table_source[];
+/* The instance for these parameters, at compute capability cc or else the table's nearest; NULL
+ * when the table has none. */
+const shape_model_instance *shape_model_instance_find(int cc, int k, int conway, int ragged,
+                                                      int shape);
+
 #ifdef __cplusplus
 }
 #endif
