@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "core/cudasim_hooks.h"
 #include "core/phase.h"
 #include "core/poll.h"
 #include "core/trace.h"
@@ -236,8 +237,10 @@ static int oldest_queued(const gol_output *o) {
     return best;
 }
 
+static int64_t frame_bytes(const gol_output *o) { return o->slab.rows * o->meta.row_bytes; }
+
 static const void *slot_frame(const gol_output *o, const output_slot *sl, int64_t f) {
-    return (const char *)sl->frames_h + f * o->slab.rows * o->meta.row_bytes;
+    return (const char *)sl->frames_h + f * frame_bytes(o);
 }
 
 /* Called with o->mu held, which it gives up while it writes: slot s's chunk, frame by frame as the
@@ -256,11 +259,15 @@ static void write_slot(gol_output *o, int s) {
         bool more = f < sl->ready;
         pthread_mutex_unlock(&o->mu);
         if (!more) break;
+        cudasim_host_acquire(sl); /* the frame the main thread saw copied */
+        cudasim_host_access(slot_frame(o, sl, f), (size_t)frame_bytes(o), CUDASIM_READ);
         write_frame(o, slot_frame(o, sl, f));
     }
     /* complete: stop_at and wait_s were set with it, and stay until the slot is free */
     double wait_s = sl->wait_s;
+    cudasim_host_access(frames_h, (size_t)(sl->ready * frame_bytes(o)), CUDASIM_READ);
     end_chunk(o, chunk, frames_h, sl->stop_at);
+    cudasim_host_release(sl); /* its reads are done: the main thread's output_wait_slot */
     pthread_mutex_lock(&o->mu);
     sl->state = SLOT_FREE; /* the index needs only the schedule, not the frames */
     pthread_cond_broadcast(&o->cv);
@@ -274,6 +281,7 @@ static void write_slot(gol_output *o, int s) {
 static void *writer_main(void *arg) {
     gol_output *o = arg;
     trace_name_thread("hdf5-writer");
+    cudasim_host_thread(); /* its reads of the slots race with GPU copies into them */
     /* a thread-safe HDF5 keeps this per thread: no error stacks printed from this one either */
     H5_CHECK(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
     pthread_mutex_lock(&o->mu);
@@ -378,6 +386,8 @@ static int slots_free(void *arg, double since) {
 static void wait_slots(gol_output *o, int first, int end) {
     slots_wait w = {o, first, end};
     gol_poll_every(slots_free, &w, 0, SLOT_NAP_S);
+    for (int s = first; s < end; s++)
+        cudasim_host_acquire(&o->slot[s]); /* the writer's reads of it are done */
 }
 
 /* The writer finishes what it was handed, and is gone: the slots are waited for with the
@@ -468,6 +478,7 @@ void output_write_frame(gol_output *o, int slot, int64_t chunk, int64_t f, const
         sl->ticket = o->next_ticket++;
     }
     sl->ready = f + 1;
+    cudasim_host_release(sl); /* the frame's copy, which the caller saw done */
     if (last) {
         sl->complete = true;
         sl->stop_at = o->stop_at;

@@ -2,12 +2,13 @@
 """Proof that the simulated GPU catches a missing ordering (tests/cudasim.cmake): golmpi built with
 one ordering of its CUDA path taken out (the mutant) must fail, and golmpi as it is must pass, in
 the same configuration, under every schedule seed given (GOLMPI_SIM_SEED).
-    test_mutation.py --golmpi PATH --mutant PATH --ranks N --seeds 1,2 [--] GOLMPI_ARGS...
-                     --mpiexec MPIEXEC [FLAGS...]
+    test_mutation.py --golmpi PATH --mutant PATH --ranks N --seeds 1,2 [--every-seed] [--]
+                     GOLMPI_ARGS... --mpiexec MPIEXEC [FLAGS...]
 Passing means: exit 0, no race report, frames equal to the CPU backend's. The mutant fails when it
 exits non-zero (a race report exits 66; a CUDA error, such as an unjoined capture, aborts), or
 reports a race, or writes a frame that differs, or hangs past the limit. Exit 0 when the mutant
-failed under at least one seed and golmpi passed under all of them; the mutant's outcome under
+failed under at least one seed (--every-seed: under every one, for a mutant the simulator must
+catch whatever the schedule) and golmpi passed under all of them; the mutant's outcome under
 each seed is printed."""
 import argparse, os, subprocess, sys, tempfile
 
@@ -49,6 +50,7 @@ def main():
     ap.add_argument("--mutant", required=True)
     ap.add_argument("--ranks", type=int, required=True)
     ap.add_argument("--seeds", default="1")
+    ap.add_argument("--every-seed", action="store_true")
     ap.add_argument("--mpiexec", nargs=argparse.REMAINDER, required=True)
     opts, args = ap.parse_known_args()
     args = [a for a in args if a != "--"]
@@ -80,6 +82,9 @@ def main():
             caught += bool(wrong)
         if not caught:
             sys.exit("FAIL: the mutant passed under every seed: the simulated GPU missed it")
+        if opts.every_seed and caught < len(seeds):
+            sys.exit(f"FAIL: the mutant passed under {len(seeds) - caught} seed(s): the simulated "
+                     "GPU must catch it under every schedule")
         print(f"mutant caught under {caught} of {len(seeds)} seed(s)")
 
 

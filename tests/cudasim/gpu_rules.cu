@@ -8,6 +8,7 @@
  * Exit 0: every rule held; 1: some did not (each printed); 77: no GPU. */
 #include <cuda_runtime.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +20,6 @@
 #endif
 
 static int failures;
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* One rule: a call's code against the one the rule says. */
 static void expect(const char *rule, cudaError_t got, cudaError_t want) {
@@ -79,8 +74,57 @@ static void busy(cudaStream_t s, double seconds) {
 }
 #endif
 
-enum { BUSY_MS = 500 }; /* the work queued ahead; a call that waited for it takes this long */
-static const double busy_s = BUSY_MS / 1000.0;
+/* ---- a gate: stream work that waits for the host --------------------------------------------- */
+
+/* The gate holds its stream until the host opens it, so the work behind it is undone for certain
+ * while the host makes the calls a rule is about, however loaded the machine: no rule depends on
+ * how long anything takes. A call that wrongly waits for the work would hang; the gate opens by
+ * itself after GATE_S, so that the rule fails instead. */
+enum { GATE_S = 20 };
+static volatile int *gate_flag; /* pinned host memory, which the GPU reads */
+
+#ifdef GOLMPI_CUDA_SIM
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void gate_body(void *arg) {
+    volatile int *flag = *(volatile int *const *)arg;
+    double t0 = now();
+    while (!*flag && now() - t0 < GATE_S)
+        sched_yield();
+}
+
+static void gate_closed(cudaStream_t s) {
+    cudasim_access none = {NULL, 0, CUDASIM_READ};
+    volatile int *flag = gate_flag;
+    *gate_flag = 0;
+    SETUP(cudasim_launch(s, "gate", &none, 0, gate_body, &flag, sizeof flag));
+}
+#else
+__global__ void gate_kernel(volatile int *flag, unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (!*flag && t - t0 < ns);
+}
+
+static void gate_closed(cudaStream_t s) {
+    *gate_flag = 0;
+    gate_kernel<<<1, 1, 0, s>>>(gate_flag, (unsigned long long)GATE_S * 1000000000ull);
+    SETUP(cudaGetLastError());
+}
+#endif
+
+static void gate_open(void) { *gate_flag = 1; }
+
+static void nap_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
 
 static cudaStream_t new_stream(void) {
     cudaStream_t s;
@@ -103,19 +147,14 @@ static void pageable_copy(void) {
         char rule[128];
         size_t n = sizes[i];
         memset(h, 10 + i, n);
-        busy(s, busy_s);
+        gate_closed(s);
         SETUP(cudaEventRecord(ahead, s));
-        double t = now();
         SETUP(cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s));
-        double took = now() - t;
         cudaError_t q = cudaEventQuery(ahead);
         memset(h, 99, n);
-        /* the verdict: the work ahead still undone when the call returned (a duration, printed
-         * too, stretches under load) */
+        gate_open();
         snprintf(rule, sizeof rule,
-                 "pageable copy to the device, %zu bytes, returned in %.3f s: the %.1f s of work "
-                 "ahead not waited for",
-                 n, took, busy_s);
+                 "pageable copy to the device, %zu bytes: returned with the work ahead undone", n);
         expect(rule, q, cudaErrorNotReady);
         SETUP(cudaStreamSynchronize(s));
         SETUP(cudaMemcpy(back, d, n, cudaMemcpyDeviceToHost));
@@ -244,18 +283,132 @@ static void destroy_returns(void) {
     cudaStream_t s = new_stream();
     cudaEvent_t done;
     SETUP(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    busy(s, busy_s);
+    gate_closed(s);
     SETUP(cudaEventRecord(done, s));
-    double t = now();
     SETUP(cudaStreamDestroy(s));
-    double took = now() - t;
-    char rule[128];
-    snprintf(rule, sizeof rule,
-             "cudaStreamDestroy returned in %.3f s with %.1f s of work queued, not waiting for it",
-             took, busy_s);
-    expect(rule, cudaEventQuery(done), cudaErrorNotReady);
+    cudaError_t q = cudaEventQuery(done);
+    gate_open();
+    expect("cudaStreamDestroy returned with the stream's work undone", q, cudaErrorNotReady);
     expect("the destroyed stream's work completes", cudaEventSynchronize(done), cudaSuccess);
     SETUP(cudaEventDestroy(done));
+}
+
+/* The work a destroyed stream still holds runs in its order, its event waits included: a set
+ * queued behind a wait on another stream's set lands after it. */
+static void destroy_keeps_order(void) {
+    cudaStream_t a = new_stream(), b = new_stream();
+    cudaEvent_t e, done;
+    char *d, h[16];
+    SETUP(cudaMalloc((void **)&d, sizeof h));
+    SETUP(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    SETUP(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    gate_closed(b);
+    SETUP(cudaMemsetAsync(d, 1, sizeof h, b));
+    SETUP(cudaEventRecord(e, b));
+    SETUP(cudaStreamWaitEvent(a, e, 0));
+    SETUP(cudaMemsetAsync(d, 2, sizeof h, a));
+    SETUP(cudaEventRecord(done, a));
+    SETUP(cudaStreamDestroy(a));
+    nap_ms(50); /* time for a destroyed stream's work to run early, where it would */
+    gate_open();
+    SETUP(cudaEventSynchronize(done));
+    SETUP(cudaStreamSynchronize(b));
+    SETUP(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    expect_true("a destroyed stream's work keeps its event wait", h[0] == 2 && h[15] == 2,
+                h[0] == 2 ? "the waiting set landed last" : "the waiting set ran before the one it waits for");
+    SETUP(cudaFree(d));
+    SETUP(cudaEventDestroy(e));
+    SETUP(cudaEventDestroy(done));
+    SETUP(cudaStreamDestroy(b));
+}
+
+static void *open_gate_later(void *arg) {
+    (void)arg;
+    nap_ms(100); /* after the copy was called, where a copy that did not wait has returned */
+    gate_open();
+    return NULL;
+}
+
+/* A copy from host memory to host memory is fully synchronous: it returns once done, so once
+ * the stream's earlier work is. */
+static void host_to_host_copy(void) {
+    enum { N = 4096 };
+    cudaStream_t s = new_stream();
+    cudaEvent_t ahead;
+    char *h = (char *)malloc(N), *pinned;
+    SETUP(cudaMallocHost((void **)&pinned, N));
+    SETUP(cudaEventCreateWithFlags(&ahead, cudaEventDisableTiming));
+    memset(h, 5, N);
+    gate_closed(s);
+    SETUP(cudaEventRecord(ahead, s));
+    pthread_t t;
+    pthread_create(&t, NULL, open_gate_later, NULL);
+    SETUP(cudaMemcpyAsync(pinned, h, N, cudaMemcpyHostToHost, s));
+    cudaError_t q = cudaEventQuery(ahead);
+    pthread_join(t, NULL);
+    expect("pageable-to-pinned host copy returned with the work ahead done", q, cudaSuccess);
+    SETUP(cudaStreamSynchronize(s));
+    expect_true("pageable-to-pinned host copy: the bytes copied", pinned[0] == 5 && pinned[N - 1] == 5,
+                "the bytes copied");
+    SETUP(cudaFreeHost(pinned));
+    SETUP(cudaEventDestroy(ahead));
+    SETUP(cudaStreamDestroy(s));
+    free(h);
+}
+
+/* A capture refuses a copy to or from pageable memory, and is invalidated: a graph's copy node
+ * moves memory the device can reach when the graph runs. */
+static void capture_pageable_copy(void) {
+    enum { N = 4096 };
+    static const char *const names[] = {"a capture: copy from pageable memory to the device",
+                                        "a capture: copy from the device to pageable memory"};
+    cudaStream_t s = new_stream();
+    cudaGraph_t g;
+    char *d, *h = (char *)malloc(N);
+    memset(h, 1, N);
+    SETUP(cudaMalloc((void **)&d, N));
+    for (int dir = 0; dir < 2; dir++) {
+        char rule[160];
+        SETUP(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        cudaError_t e = dir == 0 ? cudaMemcpyAsync(d, h, N, cudaMemcpyHostToDevice, s)
+                                 : cudaMemcpyAsync(h, d, N, cudaMemcpyDeviceToHost, s);
+        expect(names[dir], e, cudaErrorStreamCaptureUnsupported);
+        cudaError_t end = cudaStreamEndCapture(s, &g);
+        snprintf(rule, sizeof rule, "%s: the capture ended", names[dir]);
+        expect(rule, end, cudaErrorStreamCaptureInvalidated);
+        if (end == cudaSuccess) SETUP(cudaGraphDestroy(g));
+        (void)cudaGetLastError();
+    }
+    SETUP(cudaFree(d));
+    SETUP(cudaStreamDestroy(s));
+    free(h);
+}
+
+static void *device_sync_elsewhere(void *arg) {
+    (void)arg;
+    return (void *)(intptr_t)cudaDeviceSynchronize();
+}
+
+/* cudaDeviceSynchronize while any stream of the device captures is refused, from any thread
+ * and in any mode, and invalidates the capture (Programming Guide: a device handle encompasses
+ * the capture). */
+static void device_sync_capturing(void) {
+    cudaStream_t a = new_stream();
+    cudaGraph_t g;
+    SETUP(cudaStreamBeginCapture(a, cudaStreamCaptureModeThreadLocal));
+    busy(a, 0.0);
+    pthread_t t;
+    void *rc;
+    pthread_create(&t, NULL, device_sync_elsewhere, NULL);
+    pthread_join(t, &rc);
+    expect("thread-local capture: cudaDeviceSynchronize on another thread",
+           (cudaError_t)(intptr_t)rc, cudaErrorStreamCaptureUnsupported);
+    cudaError_t end = cudaStreamEndCapture(a, &g);
+    expect("thread-local capture: ended after another thread's cudaDeviceSynchronize", end,
+           cudaErrorStreamCaptureInvalidated);
+    if (end == cudaSuccess) SETUP(cudaGraphDestroy(g));
+    (void)cudaGetLastError();
+    SETUP(cudaStreamDestroy(a));
 }
 
 int main(void) {
@@ -266,10 +419,15 @@ int main(void) {
         return 77;
     }
     SETUP(cudaSetDevice(0));
+    SETUP(cudaMallocHost((void **)&gate_flag, sizeof *gate_flag));
     pageable_copy();
     capture_unsafe_calls();
     event_after_capture();
     destroy_returns();
+    destroy_keeps_order();
+    host_to_host_copy();
+    capture_pageable_copy();
+    device_sync_capturing();
     printf("%s: %d rule(s) not kept\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }

@@ -18,9 +18,12 @@
 enum { SIM_SLOTS = 1024 }; /* clock slots: one a stream ever created, the host's last */
 enum { SIM_HOST_SLOT = SIM_SLOTS - 1 };
 enum { SIM_SITE_FRAMES = 8 };
-/* Operations queued on the device and not yet done, at most: the launch queue, past which the
- * enqueuing host thread blocks (CUDA's documented "any call may block when the queue is full";
- * the real depth is the driver's and unpublished). */
+/* Submissions queued on the device and not yet done, at most: the launch queue, past which the
+ * enqueuing host thread blocks (CUDA documents only that any call may block "for contention for
+ * or unavailability of internal resources"). A submission is one call: a kernel, a copy, a record,
+ * a wait, an NCCL group, or a whole graph launch. The driver's real depth is unpublished: 1024 is
+ * our choice, not a measurement. golmpi must not depend on it: its watchdog bounds the
+ * generations queued, and a test that fills the queue blocks at whatever depth this is. */
 enum { SIM_QUEUE_DEPTH = 1024 };
 
 typedef struct sim_vc {
@@ -33,11 +36,13 @@ typedef struct sim_site {
     int n;
 } sim_site;
 
-enum sim_op_kind { OP_KERNEL, OP_COPY, OP_SET, OP_RECORD, OP_WAIT, OP_NCCL };
+/* OP_MARK: nothing to run; the last operation of a graph launch, whose queue entry it frees */
+enum sim_op_kind { OP_KERNEL, OP_COPY, OP_SET, OP_RECORD, OP_WAIT, OP_NCCL, OP_MARK };
 
 typedef struct sim_op {
     enum sim_op_kind kind;
-    uint32_t tick; /* its stream's clock value */
+    uint32_t tick;  /* its stream's clock value */
+    int holds_slot; /* frees an entry of the launch queue when done (SIM_QUEUE_DEPTH) */
     const char *what;
     sim_site site;
     /* OP_KERNEL */
@@ -112,7 +117,9 @@ typedef struct sim_state {
     int races;       /* reported so far */
     double stall_at; /* GOLMPI_SIM_STALL_AFTER_S on this rank: the device stops then */
     int stall_said;  /* the stop announced on stderr (SIM_STALL_LINE), once */
-    int queued;      /* operations enqueued and not yet done, all streams: SIM_QUEUE_DEPTH */
+    int queued;      /* submissions enqueued and not yet done, all streams: SIM_QUEUE_DEPTH */
+    int graph_launch; /* a graph launch is enqueuing its nodes: they take no queue entry */
+    int queue_full_said; /* SIM_QUEUE_FULL_LINE printed */
 } sim_state;
 
 extern sim_state sim;
@@ -121,6 +128,11 @@ extern sim_state sim;
  * happens, not from a guess at when the device was first used. It names no rank: a test's check
  * for the line that names the faulty rank must find golmpi's, not this one. */
 #define SIM_STALL_LINE "cudasim: the device stops now (GOLMPI_SIM_STALL_AFTER_S)\n"
+
+/* Printed once when a host thread first blocks in the full launch queue: golmpi's watchdog bounds
+ * the work it queues far below SIM_QUEUE_DEPTH, so in a golmpi run this line is a fault of that
+ * bound, seen the moment it happens (tests/test_sim_faults.py). */
+#define SIM_QUEUE_FULL_LINE "cudasim: the launch queue is full: a host thread blocks until the device makes room\n"
 
 void sim_init(void); /* once, from every entry point */
 double sim_now(void);
@@ -143,16 +155,19 @@ int sim_fault_report(void *addr);
 struct CUstream_st *sim_stream_new(int priority, unsigned flags, int internal);
 void sim_stream_free(struct CUstream_st *s);
 struct CUstream_st *sim_stream_of(cudaStream_t s);
+void sim_queue_take(void);
 cudaError_t sim_enqueue(struct CUstream_st *s, sim_op *op);
+cudaError_t sim_event_record(struct CUstream_st *s, struct CUevent_st *e);      /* under the lock */
+cudaError_t sim_stream_wait_event(struct CUstream_st *s, struct CUevent_st *e); /* under the lock */
 void sim_host_sees(const sim_vc *vc); /* joins vc into the host's clock */
 void sim_wait_stream(struct CUstream_st *s, uint32_t tick);
 void sim_sync_all(void);
-int sim_capturing_thread(void);
 cudaError_t sim_capture_unsafe(void);  /* under the lock: sim_graph.c */
+cudaError_t sim_capture_device_wide(void); /* under the lock: sim_graph.c */
 cudaError_t sim_capture_refuses(void); /* the same, taking the lock */
 
 /* races (sim_race.c) */
-void sim_race_check(struct CUstream_st *s, const sim_op *op, const sim_vc *vc);
+void sim_race_check(int slot, const sim_op *op, const sim_vc *vc); /* slot: the op's clock's */
 void sim_race_forget(const void *p, size_t bytes);
 
 /* graphs (sim_graph.c) */

@@ -58,8 +58,6 @@ struct CUgraphExec_st {
 static __thread sim_capture *capturing_here;
 static int global_captures; /* under the lock */
 
-int sim_capturing_thread(void) { return capturing_here != NULL; }
-
 /* Under the lock: an unsafe call (a query or synchronise of work outside the capture, an
  * allocation of device or pinned memory) on a thread that may not make one: refused with
  * cudaErrorStreamCaptureUnsupported, and the capture it would break is invalidated, as CUDA's
@@ -76,6 +74,23 @@ cudaError_t sim_capture_unsafe(void) {
             s->capture->invalid = 1;
     }
     return cudaErrorStreamCaptureUnsupported;
+}
+
+/* Under the lock: a call that synchronises the whole device (cudaDeviceSynchronize) while any of
+ * its streams captures, from any thread and in any mode: refused, and every capture going on is
+ * invalidated (CUDA Programming Guide, stream capture, "prohibited and unhandled operations": it
+ * is invalid to synchronise "a broader handle which encompasses an active stream capture, such
+ * as a device or context handle"). cudaSuccess where no stream captures. */
+cudaError_t sim_capture_device_wide(void) {
+    cudaError_t rc = cudaSuccess;
+    for (int i = 0; i < sim.slots; i++) {
+        struct CUstream_st *s = sim.streams[i];
+        if (s && s->capture) {
+            s->capture->invalid = 1;
+            rc = cudaErrorStreamCaptureUnsupported;
+        }
+    }
+    return rc;
 }
 
 /* The same, taking the lock: the error (also left for cudaGetLastError), or cudaSuccess. */
@@ -287,29 +302,41 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t s) {
     return exec ? cudaSuccess : sim_error(cudaErrorInvalidValue);
 }
 
+/* One submission: the launch takes one entry of the launch queue, which its last node, on the
+ * launch stream after every lane has joined it, frees. */
 cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t stream) {
     if (!x) return sim_error(cudaErrorInvalidValue);
     struct CUstream_st *s = sim_stream_of(stream);
-    if (s->capture) return sim_error(cudaErrorStreamCaptureUnsupported); /* not nested here */
     struct CUstream_st *lane[MAX_LANES];
     lane[0] = s;
     for (int l = 1; l < x->g.nlanes; l++)
         lane[l] = x->lane[l];
-    cudaEventRecord(x->start, s); /* the lanes begin after what the stream holds */
+    sim_lock();
+    if (s->capture) { /* not nested here */
+        sim_unlock();
+        return sim_error(cudaErrorStreamCaptureUnsupported);
+    }
+    sim_queue_take();
+    sim.graph_launch = 1;
+    sim_event_record(s, x->start); /* the lanes begin after what the stream holds */
     for (int l = 1; l < x->g.nlanes; l++)
-        cudaStreamWaitEvent(lane[l], x->start, 0);
+        sim_stream_wait_event(lane[l], x->start);
     for (int i = 0; i < x->g.nitems; i++) {
         const item *it = &x->g.items[i];
-        if (it->kind == ITEM_RECORD) {
-            cudaEventRecord(x->point[it->point], lane[it->lane]);
-        } else if (it->kind == ITEM_WAIT) {
-            cudaStreamWaitEvent(lane[it->lane], x->point[it->point], 0);
-        } else {
-            sim_lock();
+        if (it->kind == ITEM_RECORD)
+            sim_event_record(lane[it->lane], x->point[it->point]);
+        else if (it->kind == ITEM_WAIT)
+            sim_stream_wait_event(lane[it->lane], x->point[it->point]);
+        else
             sim_enqueue(lane[it->lane], op_copy(it->op));
-            sim_unlock();
-        }
     }
+    sim_op *end = calloc(1, sizeof *end);
+    end->kind = OP_MARK;
+    end->what = "the end of a graph launch";
+    end->holds_slot = 1;
+    sim_enqueue(s, end);
+    sim.graph_launch = 0;
+    sim_unlock();
     return cudaSuccess;
 }
 

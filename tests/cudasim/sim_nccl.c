@@ -8,8 +8,9 @@
  * that is merely stopped is waited for, forever, as NCCL's kernels do. The first exchange with a
  * peer connects to it inside ncclGroupEnd, which waits for the peer's own first exchange.
  * A send and its receive are both a graph's or both eager, else the receiver's communicator fails.
- * Finalize, destroy and abort are collective; a nonblocking communicator in progress refuses
- * calls. One communicator's groups at a time hold a device's SMs (sms_take).
+ * Finalize and abort are collective, and so is a destroy without a finalize before it (NCCL's
+ * destroy then finalizes); a destroy after a finalize is local. A nonblocking communicator in
+ * progress refuses calls. One communicator's groups at a time hold a device's SMs (sms_take).
  * Settings: GOLMPI_SIM_NCCL_ERROR_RANK, GOLMPI_SIM_NCCL_ERROR_AFTER_S: that rank's communicators
  * get an asynchronous error (ncclSystemError) that many seconds after they are made. */
 #include <errno.h>
@@ -42,7 +43,7 @@ typedef struct shm_comm {
     _Atomic int aborted[MAX_RANKS];
     _Atomic int connect[MAX_RANKS][MAX_RANKS]; /* [r][p]: r has begun its first exchange with p */
     _Atomic int split_arrived[MAX_SPLITS];
-    _Atomic int finalized, destroyed; /* ranks that called ncclCommFinalize, ncclCommDestroy */
+    _Atomic int finalized; /* ranks that finalized it (ncclCommFinalize, or a destroy without) */
     int split_color[MAX_SPLITS][MAX_RANKS], split_key[MAX_SPLITS][MAX_RANKS];
     chan ch[]; /* [from * nranks + to] */
 } shm_comm;
@@ -58,6 +59,7 @@ struct ncclComm {
     uint64_t sends_done[MAX_RANKS], receives_done[MAX_RANKS]; /* whole messages through a ring */
     int connected[MAX_RANKS];
     int splits;
+    int finalized;   /* this rank called ncclCommFinalize */
     double error_at; /* the injected asynchronous error, or 0 */
     char last_error[256];
 };
@@ -553,8 +555,8 @@ static void drain(ncclComm_t c) {
         nap();
 }
 
-/* Finalize and destroy are collective over the node's ranks (here: all of them): each returns
- * once every rank has called it. A rank whose process is gone never will: ncclRemoteError. */
+/* Finalize is collective over the node's ranks (here: all of them): it returns once every rank
+ * has called it. A rank whose process is gone never will: ncclRemoteError. */
 static ncclResult_t all_arrive(ncclComm_t c, _Atomic int *count) {
     atomic_fetch_add(count, 1);
     while (atomic_load(count) < c->nranks) {
@@ -581,6 +583,7 @@ static void *finalize_background(void *arg) {
 ncclResult_t ncclCommFinalize(ncclComm_t comm) {
     if (!comm) return ncclInvalidArgument;
     if (ensure_ready(comm) != ncclSuccess) return ncclInvalidArgument;
+    comm->finalized = 1;
     if (comm->blocking) {
         drain(comm);
         return all_arrive(comm, &comm->shm->finalized);
@@ -592,11 +595,14 @@ ncclResult_t ncclCommFinalize(ncclComm_t comm) {
     return ncclInProgress;
 }
 
+/* Frees this rank's part, at once after a finalize; else it finalizes first, which is collective
+ * (NCCL's documentation of ncclCommDestroy). */
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     if (!comm) return ncclInvalidArgument;
     if (ensure_ready(comm) != ncclSuccess) return ncclInvalidArgument;
     drain(comm);
-    ncclResult_t rc = comm->shm ? all_arrive(comm, &comm->shm->destroyed) : ncclSuccess;
+    ncclResult_t rc = comm->shm && !comm->finalized ? all_arrive(comm, &comm->shm->finalized)
+                                                     : ncclSuccess;
     if (rc != ncclSuccess) return rc;
     if (comm->shm) munmap(comm->shm, shm_bytes(comm->nranks));
     free(comm);

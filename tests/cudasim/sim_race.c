@@ -92,7 +92,7 @@ static void keep(const sim_op *op, const cudasim_access *a, int slot, const sim_
                                    .site = op->site};
 }
 
-void sim_race_check(struct CUstream_st *s, const sim_op *op, const sim_vc *vc) {
+void sim_race_check(int slot, const sim_op *op, const sim_vc *vc) {
     for (int k = 0; k < op->nacc; k++) {
         const cudasim_access *a = &op->acc[k];
         if (!a->bytes) continue;
@@ -103,14 +103,14 @@ void sim_race_check(struct CUstream_st *s, const sim_op *op, const sim_vc *vc) {
             if (r->hi <= lo || r->lo >= hi) continue;
             if (!((r->mode | a->mode) & CUDASIM_WRITE)) continue;
             if (vc->c[r->slot] >= r->tick) continue;
-            report(r, op, a, s->slot);
+            report(r, op, a, slot);
             break;
         }
     }
     for (int k = 0; k < op->nacc; k++) {
         const cudasim_access *a = &op->acc[k];
         if (a->bytes && (sim_is_device(a->p, a->bytes) || sim_is_pinned(a->p, a->bytes)))
-            keep(op, a, s->slot, vc);
+            keep(op, a, slot, vc);
     }
     if (nrecords > gc_at) collect();
 }
@@ -122,4 +122,69 @@ void sim_race_forget(const void *p, size_t bytes) {
     for (int i = 0; i < nrecords; i++)
         if (records[i].hi <= lo || records[i].lo >= hi) records[kept++] = records[i];
     nrecords = kept;
+}
+
+/* ---- host threads of their own (cudasim.h) ------------------------------------------------ */
+
+/* A declared thread's clock slot (-1: the thread is the host, sim.host), its clock, its accesses. */
+static __thread int thread_slot = -1;
+static __thread sim_vc *thread_vc;
+static __thread uint32_t thread_tick;
+
+enum { MAX_TOKENS = 64 };
+static struct {
+    const void *token;
+    sim_vc vc;
+} tokens[MAX_TOKENS];
+static int ntokens;
+
+/* Under the lock: the clock released under token (made on first use). */
+static sim_vc *token_vc(const void *token) {
+    for (int i = 0; i < ntokens; i++)
+        if (tokens[i].token == token) return &tokens[i].vc;
+    if (ntokens == MAX_TOKENS) sim_fatal("more than %d hand-over tokens", MAX_TOKENS);
+    tokens[ntokens].token = token;
+    memset(&tokens[ntokens].vc, 0, sizeof tokens[ntokens].vc);
+    return &tokens[ntokens++].vc;
+}
+
+void cudasim_host_thread(void) {
+    sim_init();
+    sim_lock();
+    if (thread_slot < 0) {
+        if (sim.slots == SIM_HOST_SLOT) sim_fatal("more than %d clock slots", SIM_HOST_SLOT);
+        thread_slot = sim.slots++;
+        thread_vc = calloc(1, sizeof *thread_vc);
+    }
+    sim_unlock();
+}
+
+void cudasim_host_access(const void *p, size_t bytes, int mode) {
+    if (thread_slot < 0 || !bytes) return;
+    sim_op op = {.kind = OP_KERNEL, .what = "a host thread's access (cudasim_host_access)"};
+    op.acc[0] = (cudasim_access){p, bytes, mode};
+    op.nacc = 1;
+    sim_site_here(&op.site);
+    sim_lock();
+    op.tick = ++thread_tick;
+    thread_vc->c[thread_slot] = op.tick;
+    sim_race_check(thread_slot, &op, thread_vc);
+    sim_unlock();
+}
+
+void cudasim_host_release(const void *token) {
+    sim_init();
+    sim_lock();
+    sim_vc_join(token_vc(token), thread_slot < 0 ? &sim.host : thread_vc);
+    sim_unlock();
+}
+
+void cudasim_host_acquire(const void *token) {
+    sim_init();
+    sim_lock();
+    if (thread_slot < 0)
+        sim_host_sees(token_vc(token));
+    else
+        sim_vc_join(thread_vc, token_vc(token));
+    sim_unlock();
 }

@@ -75,6 +75,7 @@ static void run_op(sim_op *op) {
         break;
     case OP_RECORD:
     case OP_WAIT:
+    case OP_MARK:
         break;
     }
 }
@@ -107,11 +108,19 @@ static void release_slot(struct CUstream_st *s) {
     sim.free_slots[sim.nfree++] = s->slot;
 }
 
+/* Under the lock: 1 when the worker has nothing more to do. A destroyed stream's work still runs,
+ * in order and with its waits, as CUDA's does; a graph's lane freed with work that cannot run now
+ * (a stopped device) gives it up. */
+static int worker_done(const struct CUstream_st *s) {
+    return s->quit && (!s->head || !s->destroyed);
+}
+
 static void *worker(void *arg) {
     struct CUstream_st *s = arg;
     sim_lock();
     for (;;) {
-        while (!s->quit && !head_ready(s)) {
+        int ready;
+        while (!(ready = head_ready(s)) && !worker_done(s)) {
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
             until.tv_nsec += 2000000;
@@ -121,8 +130,7 @@ static void *worker(void *arg) {
             }
             pthread_cond_timedwait(&sim.changed, &sim.lock, &until);
         }
-        if (s->quit && !s->head) break;
-        if (s->quit && !s->destroyed && !head_ready(s)) break;
+        if (!ready) break;
         sim_op *op = s->head;
         sim_unlock();
         adversarial_delay(s);
@@ -137,12 +145,12 @@ static void *worker(void *arg) {
         }
         if (op->kind == OP_WAIT) op->event->waiters--;
         if (op->kind == OP_RECORD || op->kind == OP_WAIT) sim_event_release(op->event);
+        if (op->holds_slot) sim.queued--;
         free_op(op);
-        sim.queued--;
         pthread_cond_broadcast(&sim.changed);
     }
-    for (sim_op *op = s->head; op; op = op->next)
-        sim.queued--; /* a graph's lane freed with work that will never run (a stopped device) */
+    for (sim_op *op = s->head; op; op = op->next) /* a graph's lane freed with work that will */
+        if (op->holds_slot) sim.queued--;         /* never run (a stopped device) */
     if (s->destroyed) release_slot(s); /* cudaStreamDestroy returned long ago */
     sim_unlock();
     return NULL;
@@ -207,22 +215,30 @@ static void legacy_order(struct CUstream_st *s, sim_op *op) {
     }
 }
 
+/* Under the lock: one entry of the launch queue. When it is full the calling thread blocks until
+ * the device makes room (on a stopped device, forever), as any CUDA call may. */
+void sim_queue_take(void) {
+    if (sim.queued >= SIM_QUEUE_DEPTH && !sim.queue_full_said++) fputs(SIM_QUEUE_FULL_LINE, stderr);
+    while (sim.queued >= SIM_QUEUE_DEPTH)
+        pthread_cond_wait(&sim.changed, &sim.lock);
+    sim.queued++;
+}
+
 /* Under the lock: the operation joins the stream, after the host's program order (everything the
  * host saw complete before this call is ordered before it), unless a capture takes it. */
 cudaError_t sim_enqueue(struct CUstream_st *s, sim_op *op) {
     if (!op->site.n) sim_site_here(&op->site);
     if (sim_capture_add(s, op)) return cudaSuccess;
-    /* the launch queue is full: the calling thread blocks until the device makes room (on a
-     * stopped device, forever), as any CUDA call may */
-    while (sim.queued >= SIM_QUEUE_DEPTH)
-        pthread_cond_wait(&sim.changed, &sim.lock);
-    sim.queued++;
+    if (!sim.graph_launch) { /* a graph's nodes share the one entry its launch took */
+        sim_queue_take();
+        op->holds_slot = 1;
+    }
     if (op->kind == OP_NCCL) sim_nccl_enqueued(op->group);
     sim_vc_join(&s->vc, &sim.host);
     legacy_order(s, op);
     op->tick = ++s->tick;
     s->vc.c[s->slot] = op->tick;
-    sim_race_check(s, op, &s->vc);
+    sim_race_check(s->slot, op, &s->vc);
     sim_trace_op(s, op, &s->vc);
     sim_pinned_hold(op, s->slot);
     op->next = NULL;
@@ -324,9 +340,14 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     return e == cudaErrorNotReady ? not_ready() : e;
 }
 
+/* Refused while any stream of the device captures, from any thread (sim_capture_device_wide). */
 cudaError_t cudaDeviceSynchronize(void) {
     sim_init();
-    if (sim_capture_refuses()) return cudaErrorStreamCaptureUnsupported;
+    sim_lock();
+    cudaError_t e = sim_capture_unsafe();
+    if (e == cudaSuccess) e = sim_capture_device_wide();
+    sim_unlock();
+    if (e != cudaSuccess) return sim_error(e);
     sim_sync_all();
     return cudaSuccess;
 }
@@ -354,10 +375,8 @@ void sim_event_release(struct CUevent_st *e) {
     if (e->destroyed && e->completed >= e->recorded && !e->waiters) free(e);
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
-    if (!e) return sim_error(cudaErrorInvalidResourceHandle);
-    struct CUstream_st *s = sim_stream_of(stream);
-    sim_lock();
+/* Under the lock: cudaEventRecord's work. */
+cudaError_t sim_event_record(struct CUstream_st *s, struct CUevent_st *e) {
     cudaError_t rc;
     if (s->capture) {
         rc = sim_capture_record(s, e);
@@ -372,16 +391,21 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
         rc = sim_enqueue(s, op);
         e->vc = s->vc;
     }
+    return rc;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
+    if (!e) return sim_error(cudaErrorInvalidResourceHandle);
+    struct CUstream_st *s = sim_stream_of(stream);
+    sim_lock();
+    cudaError_t rc = sim_event_record(s, e);
     sim_unlock();
     return sim_error(rc);
 }
 
-/* The record current at the call is the one waited for; an event never recorded: nothing. */
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned flags) {
-    (void)flags;
-    if (!e) return sim_error(cudaErrorInvalidResourceHandle);
-    struct CUstream_st *s = sim_stream_of(stream);
-    sim_lock();
+/* Under the lock: cudaStreamWaitEvent's work. The record current at the call is the one waited
+ * for; an event never recorded: nothing. */
+cudaError_t sim_stream_wait_event(struct CUstream_st *s, struct CUevent_st *e) {
     cudaError_t rc = cudaSuccess;
     if (s->capture || e->capture) {
         rc = sim_capture_wait(s, e);
@@ -397,6 +421,15 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned fla
         e->waiters++;
         rc = sim_enqueue(s, op);
     }
+    return rc;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned flags) {
+    (void)flags;
+    if (!e) return sim_error(cudaErrorInvalidResourceHandle);
+    struct CUstream_st *s = sim_stream_of(stream);
+    sim_lock();
+    cudaError_t rc = sim_stream_wait_event(s, e);
     sim_unlock();
     return sim_error(rc);
 }
@@ -509,19 +542,28 @@ static cudaError_t copy_2d_async(void *dst, size_t dpitch, const void *src, size
         op->acc[op->nacc++] = (cudasim_access){src, sspan, CUDASIM_READ};
     }
     /* Pageable host memory. A copy into it returns only once done (so once the stream's earlier
-     * work is). A copy out of it to the device stages the source at the call, so the caller may
-     * reuse it at once, and returns without waiting for anything: neither the stream's earlier
-     * work nor the copy itself is done, or seen by the host, when it returns. */
+     * work is), and so does a copy from host memory to host memory, pinned or not. A copy out of
+     * it to the device stages the source at the call, so the caller may reuse it at once, and
+     * returns without waiting for anything: neither the stream's earlier work nor the copy
+     * itself is done, or seen by the host, when it returns. A capture refuses a copy to or from
+     * pageable memory (and is invalidated): a graph's copy node moves device or pinned memory. */
     int pageable_dst = !sim_is_device(dst, dspan) && !sim_is_pinned(dst, dspan);
     int pageable_src = !sim_is_device(src, sspan) && !sim_is_pinned(src, sspan);
+    if (!sim_is_device(dst, dspan) && !sim_is_device(src, sspan)) sync = 1;
+    sim_site_here(&op->site);
+    sim_lock();
+    if (s->capture && (pageable_dst || pageable_src)) {
+        sim_capture_invalidate(s);
+        sim_unlock();
+        free(op);
+        return sim_error(cudaErrorStreamCaptureUnsupported);
+    }
     if (pageable_src && !pageable_dst && !sync) {
         char *staged = malloc(sspan);
         memcpy(staged, src, sspan);
         op->src = staged;
         op->staged = 1;
     }
-    sim_site_here(&op->site);
-    sim_lock();
     int capturing = s->capture != NULL;
     cudaError_t rc = sim_enqueue(s, op);
     if (rc == cudaSuccess && (sync || pageable_dst) && !capturing) {

@@ -3,7 +3,8 @@
  * DIR/trace.rank<r>, in enqueue order:
  *   op SLOT TICK PRIORITY INTERNAL KIND NAME | W ADDR BYTES ... | vc SLOT:TICK ...
  * SLOT and TICK place it (its stream's clock slot, its position there), PRIORITY and INTERNAL
- * its stream (INTERNAL 1: a graph's own lane), KIND one of kernel copy set record wait nccl, NAME
+ * its stream (INTERNAL 1: a graph's own lane), KIND one of kernel copy set record wait nccl mark
+ * (a graph launch's end), NAME
  * its name with spaces as '_'; then the byte ranges it touches (W: r, w or rw) and its vector
  * clock, the nonzero entries: operation A is ordered before B exactly when B's clock holds A's
  * slot at A's tick or later (sim.h), the relation the race check uses. */
@@ -29,7 +30,7 @@ static FILE *trace_file(void) {
 }
 
 void sim_trace_op(const struct CUstream_st *s, const sim_op *op, const sim_vc *vc) {
-    static const char *kinds[] = {"kernel", "copy", "set", "record", "wait", "nccl"};
+    static const char *kinds[] = {"kernel", "copy", "set", "record", "wait", "nccl", "mark"};
     FILE *f = trace_file();
     if (!f) return;
     fprintf(f, "op %d %u %d %d %s ", s->slot, op->tick, s->priority, s->internal, kinds[op->kind]);

@@ -37,6 +37,20 @@ void *cudasim_ptr(const void *p);
 /* Blocks of a kernel one simulated multiprocessor holds (the occupancy the device reports). */
 int cudasim_blocks_per_sm(void);
 
+/* Host threads for the race check. Every thread is the one host by default: what one thread saw
+ * done, all have. A thread that calls cudasim_host_thread() is a host of its own instead, like a
+ * stream: it sees device work done, and the host sees its accesses done, only through hand-overs
+ * that both sides declare (a release under a token, an acquire of it, where the program hands
+ * over with a lock), and each access it declares to pinned memory is checked against the device's
+ * work and kept, as an operation's ranges are. golmpi's frame writer declares its reads of the
+ * frame slots (io/output.c), so a slot the device writes before the writer gave it back is a race
+ * at once, however the schedule fell. Without the simulator these calls are empty
+ * (core/cudasim_hooks.h). */
+void cudasim_host_thread(void);
+void cudasim_host_access(const void *p, size_t bytes, int mode); /* CUDASIM_READ, _WRITE */
+void cudasim_host_release(const void *token); /* what this thread saw and did, under token */
+void cudasim_host_acquire(const void *token); /* joins what was released under token */
+
 #ifdef __cplusplus
 }
 #endif
