@@ -181,7 +181,7 @@ inside_fresh() {
   gun=$(readme_block examples-gun)
   [[ -n $quick && -n $gun ]] || fail "README.md has no fenced block under its quick-start or examples-gun marker"
   [[ $(tail -1 <<<"$quick") == "bash scripts/test.sh "* ]] ||
-    fail "the README's quick start no longer ends with bash scripts/test.sh: $(tail -1 <<<"$quick")"
+    fail "the README's quick start does not end with bash scripts/test.sh: $(tail -1 <<<"$quick")"
   quick=$(sed '$d' <<<"$quick")
   # a new user: not root, with sudo as on a fresh cloud machine, owning a clone of the tree
   useradd -m -s /bin/bash "$user"
@@ -233,7 +233,7 @@ inside_fresh_full() {
   gun=$(readme_block examples-gun)
   [[ -n $quick && -n $gun ]] || fail "README.md has no fenced block under its quick-start or examples-gun marker"
   [[ $(tail -1 <<<"$quick") == "bash scripts/test.sh "* || $(tail -1 <<<"$quick") == "bash scripts/test.sh" ]] ||
-    fail "the README's quick start no longer ends with bash scripts/test.sh: $(tail -1 <<<"$quick")"
+    fail "the README's quick start does not end with bash scripts/test.sh: $(tail -1 <<<"$quick")"
   readme_script "$src" "$quick" "$gun" >/tmp/readme.sh
   # as the README says for root: mpirun refuses it otherwise (the gun example)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -448,8 +448,9 @@ rehearse() {
   say "PASS in $((SECONDS - t0)) s"
 }
 
-# fresh SRC [full]: the new user's machine; full: the whole quick start, as root, on issue 37's
-# fresh machine (minbase, ca-certificates, git and sudo), SRC copied whole: give it a clean clone
+# fresh SRC [full]: the new user's machine; full: the whole quick start, as root, on a fresh
+# cloud machine's root (minbase, ca-certificates, git and sudo), SRC copied whole: give it a clean
+# clone
 fresh() {
   local src lower t0=$SECONDS full=${2:-}
   src=$(cd "$1" && pwd)
@@ -538,8 +539,8 @@ run | missing)
 fresh-required)
   (($# == 1)) || fail "fresh-required needs SRC"
   if [[ $(id -u) != 0 ]]; then echo "SKIP: the rehearsal needs root (chroot, mount)"; exit 77; fi
-  # a copy of the tree whose tests REQUIRE a Python, as tests/halo.cmake once did: the rehearsal
-  # of a new user's machine must stop at the quick start's first line with CMake's error
+  # a copy of the tree whose tests REQUIRE a Python (a test-only find_package made REQUIRED): the
+  # rehearsal of a new user's machine must stop at the quick start's first line with CMake's error
   copy=$(mktemp -d "${TMPDIR:-/tmp}/rehearsal-required.XXXXXX")
   log=$copy.log
   trap 'rm -f "$said" "$log"; rm -rf --one-file-system "$copy"' EXIT
