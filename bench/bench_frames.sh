@@ -1,5 +1,5 @@
 #!/bin/bash
-# Frames at disk speed (issue 18): golmpi's frame writes beside two references on the same file
+# Frames at disk speed: golmpi's frame writes beside two references on the same file
 # system, and how well the writes hide behind the compute. Everything runs interleaved in one go,
 # so a loaded machine loads every contender alike; each figure is printed per repeat and as the
 # median, and the verdicts are ratios to a peer from the same repeat.

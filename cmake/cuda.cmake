@@ -7,7 +7,7 @@ find_package(CUDAToolkit REQUIRED)
 # The oldest NCCL the code is written for. 2.14 brought what halo_nccl.c calls today
 # (ncclCommInitRankConfig with config.blocking = 0, ncclCommFinalize, ncclCommGetAsyncError
 # answering ncclInProgress); 2.18 adds ncclCommSplit, the way to derive a blocking exchange
-# communicator from the nonblocking one (issue 8, problem 6). Requiring it at configure time says
+# communicator from the nonblocking one. Requiring it at configure time says
 # so in one line instead of a compile error or a run-time failure; 2.18 dates from 2023.
 set(GOLMPI_NCCL_MIN_VERSION 2.18)
 

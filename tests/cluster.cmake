@@ -1,4 +1,4 @@
-# Several nodes under a real Slurm, the nodes network namespaces on this machine (issue 21):
+# Several nodes under a real Slurm, the nodes network namespaces on this machine:
 # tests/test_cluster.sh brings up tests/cluster/cluster.sh's three nodes, submits
 # jobs/slurm_multinode.sbatch with -N 2 and -N 3, runs mpirun across the nodes without Slurm, loses
 # a node and cuts links (under mpirun and in a Slurm job that requeues itself), and takes

@@ -1,4 +1,4 @@
-# A new user's first hour (issue 19): the README as written on a fresh clone, the job scripts'
+# A new user's first hour: the README as written on a fresh clone, the job scripts'
 # own command lines, the apt lock, I/O errors, --stats, the man page, ParaView. Included from
 # tests/CMakeLists.txt.
 

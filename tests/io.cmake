@@ -49,7 +49,7 @@ golmpi_driver_test(io_paraview test_paraview.py SKIP PROCESSORS 2 TIMEOUT 180
 golmpi_driver_test(stats_population test_stats.py SKIP PROCESSORS 3 TIMEOUT 300
   ARGS --cuda ${GOLMPI_CUDA_BACKEND})
 
-# Output that survives faults (issue 9), one ctest per part of tests/test_faults.py: a full disk
+# Output that survives faults, one ctest per part of tests/test_faults.py: a full disk
 # (a small tmpfs, so root only: skipped otherwise), one writer per output (the lock), stale .part
 # files and locks of killed runs, '%' and long paths in --output, and the read-back before a
 # rename against damaged chunks (test_verify).

@@ -1,4 +1,4 @@
-# The plan phase (issue 16): memory admitted is memory allocated, and --dry-run.
+# The plan phase: memory admitted is memory allocated, and --dry-run.
 
 # The CPU backend holds what the plan counts (backend_held against plan.backend_need and the
 # frame slots), at depths 1..32 and both frame formats, on 1 and 3 ranks. About 1 s.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A warning at start-up when two ranks of one host are bound to the same core (issue 19): two
+# A warning at start-up when two ranks of one host are bound to the same core: two
 # ranks pinned with taskset to CPU 0 must get it, ranks on CPUs 0 and 1 and unbound ranks must
 # not. Needs 2 CPUs (77 otherwise). About 3 s.
 #   test_binding.sh GOLMPI MPIEXEC [MPIEXEC FLAGS...]

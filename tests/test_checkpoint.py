@@ -1,4 +1,4 @@
-"""Checkpoint on a signal, and resume into the same series (issue 9; DESIGN, Checkpoint and resume).
+"""Checkpoint on a signal, and resume into the same series (DESIGN, Checkpoint and resume).
 
   1. A 3-rank run; SIGTERM to rank 1 alone once it runs. Every rank exits 4 (each rank's exit code
      is caught by a shell around it), rank 0 says where it stopped, and the output is whole: the

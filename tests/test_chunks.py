@@ -1,4 +1,4 @@
-"""Per-chunk timings (issue 22; src/chunk_log.h), on the CPU backend.
+"""Per-chunk timings (src/chunk_log.h), on the CPU backend.
 
 sums:   runs with frames, on 1 and 2 ranks, write --stats with a "chunks" list: one entry a chunk
         file, covering the run's generations end to end, whose bytes add up to bytes_written and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One message when the output's directory goes away under a run (issue 19): golmpi writes a chunk
+"""One message when the output's directory goes away under a run: golmpi writes a chunk
 into out/, the test renames out/ (or removes it) while the next chunk computes, and every rank
 must then exit 5 with exactly one line of golmpi's own naming the file and the directory, and
 nothing from HDF5's or Open MPI's error paths (no HDF5-DIAG stack, no ORTE_ERROR_LOG, no MPI_ABORT

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One message on a full disk (issue 19): golmpi fills a small tmpfs, 20 times at 2 ranks and 20
+"""One message on a full disk: golmpi fills a small tmpfs, 20 times at 2 ranks and 20
 times at 4; every time it must exit 5 on every rank with exactly one line of its own that names
 the file and the cause, and nothing from HDF5's or Open MPI's error paths: no HDF5-DIAG stack,
 no fbtl line, no ORTE_ERROR_LOG, no MPI_ABORT banner (mpirun's own closing note about a

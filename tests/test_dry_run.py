@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--dry-run (issue 16): the plan, a row per rank, on 1 to 4 ranks, and nothing written; the same
+"""--dry-run: the plan, a row per rank, on 1 to 4 ranks, and nothing written; the same
 verdicts as a real run; host bytes that grow with the halo depth as the CPU backend's allocations
 do; and a grid admitted at depth 1 but refused at a deep halo, up front, with one message, exit 2
 and nothing written.

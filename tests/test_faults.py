@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Output that survives faults (issue 9). One part a run:
+"""Output that survives faults. One part a run:
 
   disk_full  a small tmpfs fills up at 1, 2 and 3 ranks: one clear message naming the file, exit
              5 (GOL_EXIT_OUTPUT), every file under a final name reads back equal to a run that had

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ParaView at any size (issue 19): tools/golmpi-view, run as a user would from the run's own
+"""ParaView at any size: tools/golmpi-view, run as a user would from the run's own
 directory with the bare name `life.xmf`, under `xvfb-run -a pvpython`, writes a screenshot that
 shows the Life grid as an image in two colours, live cells white where the frame has them and
 dead ones black, not an outline: at 512^2 (the last frame of a random run) and at 16384^2 (frame

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ranks that share a GPU (issue 36): golmpi sees two ranks of one node on one GPU (the same PCI bus
+"""Ranks that share a GPU: golmpi sees two ranks of one node on one GPU (the same PCI bus
 id), asks whether an MPS control daemon serves them, and without one says once, on rank 0, what it
 costs and the command that starts MPS. The plan (--dry-run --stats) and a run's --stats say
 ranks_per_gpu and mps.

@@ -228,7 +228,7 @@ static void check_refusals(const char *dir, int rank) {
     gol_config cfg;
     gol_schedule sched = make_schedule(&r);
 
-    /* a leftover .part of one of this run's chunk names is not output: it goes (issue 9) */
+    /* a leftover .part of one of this run's chunk names is not output: it goes */
     char stray[GOL_PATH_MAX + 64];
     snprintf(stray, sizeof stray, "%s/refuse_000020-000030.h5.part", dir);
     if (rank == 0) {

@@ -155,7 +155,7 @@ def main():
     lines = command_lines(open(os.path.join(args.src, "jobs", "README.md")).read())
     for must in ("jobs/run_local.sh --steps 50", "sbatch jobs/slurm_cpu.sbatch --steps 50"):
         if must not in lines:
-            fail(f"jobs/README.md no longer shows {must!r} (issue 19's examples)")
+            fail(f"jobs/README.md does not show {must!r}, one of its examples")
     work = tempfile.mkdtemp(prefix="golmpi_jobs_readme_")
     try:
         env = setup(args, work)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The man page and the exit codes (issue 19): golmpi.1 is built from the option table, renders
+# The man page and the exit codes: golmpi.1 is built from the option table, renders
 # without groff warnings, names every option --help names, and --help, the man page and README.md's
 # "Exit codes" table list the same codes; `cmake --install` puts it under share/man/man1, where
 # `man golmpi` finds it once env.sh is sourced. About 5 s.

@@ -1,4 +1,4 @@
-/* The plan's memory is the memory allocated (issue 16): for the CPU backend at several halo
+/* The plan's memory is the memory allocated: for the CPU backend at several halo
  * depths, both frame formats and no output, the command line goes through the production path
  * (setup_parse, plan_make), the backend is created from the plan, and what it holds, counted where
  * it allocates (backend_held), must equal the plan's backend bytes; with the driver's two frame

@@ -260,7 +260,7 @@ def synthetic(render, tmp):
     run([render, "-o", out, bsrc])
     check_image(out, expected_image(big[0], 2, 2, "000000", "ffffff"), "default size 2048x512 -> 1024x256")
 
-    # getopt_long's forms (issue 19): -oFILE, --output=FILE, options after the file
+    # getopt_long's forms: -oFILE, --output=FILE, options after the file
     for form in (["-o" + out + "2"], ["--output=" + out + "2"], [bsrc, "-o", out + "2"]):
         if os.path.exists(out + "2"):
             os.unlink(out + "2")

@@ -1,4 +1,4 @@
-"""A rank that stops answering must not hang the others (issue 8, problem 4): a 3-rank run on the
+"""A rank that stops answering must not hang the others: a 3-rank run on the
 CPU backend, one rank SIGSTOPped once it runs; every rank and mpiexec must be gone within
 --timeout + 15 s, with a non-zero exit code and a message that names the stopped rank. Once with
 rank 1 stopped, once with rank 0 (the rank that prints). Every process the test started is

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a run tells about itself (issue 10, items 3-5), checked on real runs of golmpi:
+"""What a run tells about itself, checked on real runs of golmpi:
 
 - --stats: the JSON parses, and every field has the right type (the figures scripts already read,
   the command line, start and end time, hosts, versions, min/mean/max over ranks, I/O bandwidth);

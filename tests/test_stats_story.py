@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--stats tells the story (issue 19): a `status` (finished, or stopped by a signal at generation
+"""--stats tells the story: a `status` (finished, or stopped by a signal at generation
 G with exit 4), and a resume into the same series keeps every segment's figures (`segments`).
 
 A 2-rank run is stopped by SIGUSR1 to mpiexec once it is under way, then resumed with the same

@@ -1,5 +1,5 @@
 /* The read-back before a chunk's rename (io/verify_h5.c) against the damage that Open MPI's OMPIO
- * can leave on a full disk while every HDF5 call succeeds (issue 9): a chunk is written for real
+ * can leave on a full disk while every HDF5 call succeeds: a chunk is written for real
  * (chunk_h5_write), renamed back to a .part, damaged on rank 0, then verify_chunk runs on every
  * rank as it does inside chunk_h5_write.
  *   test_verify DIR CASE
