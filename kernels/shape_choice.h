@@ -29,7 +29,7 @@ extern "C" {
 
 #define SHAPE_CHOICE_BUDGET 0.01 /* timing may cost this share of the run's predicted length */
 enum {
-    SHAPE_CHOICE_FEW = 2,        /* the model's best shapes timed, besides baseline */
+    SHAPE_CHOICE_FEW = 2,        /* the model's best shapes timed besides baseline */
     SHAPE_CHOICE_TIMED_GENS = 32 /* generations time_shape runs a shape for (see below) */
 };
 
@@ -52,7 +52,8 @@ typedef enum shape_choice_how {
     SHAPE_CHOICE_WISDOM,   /* a record of the wisdom file */
     SHAPE_CHOICE_MEASURED, /* timed on every rank now (auto) */
     SHAPE_CHOICE_TUNED,    /* --tune: every shape timed */
-    SHAPE_CHOICE_MODEL     /* the model's first: timing would cost too much of a short run */
+    SHAPE_CHOICE_MODEL,    /* the model's first: timing would cost too much of a short run */
+    SHAPE_CHOICE_UNUSED    /* depth 1: the one-generation kernels run, no shape (baseline) */
 } shape_choice_how;
 
 typedef struct shape_choice_result {
