@@ -53,6 +53,8 @@ PARTS=${PARTS:-"table detail"} TABLE_SIZES=${TABLE_SIZES:-"4096 8192 16384 32768
 SLAB_WIDTH=${SLAB_WIDTH:-16384} SLAB_HEIGHTS=${SLAB_HEIGHTS:-"4096 1024"}
 SHARED_SIZE=${SHARED_SIZE:-16384} SHARED_RANKS=${SHARED_RANKS:-"2 4"} SHARED_DEVICE=${SHARED_DEVICE:-0}
 CALIB_STEPS=${CALIB_STEPS:-200}
+# the table's model column: the model of a pass (bench/gpu_model.sh); MODEL_CMD= turns it off
+MODEL_CMD=${MODEL_CMD-"env GOLMPI_MODEL=$(dirname "$golmpi")/tools/golmpi-model $(cd "$(dirname "$0")" && pwd)/gpu_model.sh --hook"}
 for part in $PARTS; do
   [[ $part == table || $part == detail ]] || { echo "PARTS: '$part' is not table or detail" >&2; exit 2; }
 done

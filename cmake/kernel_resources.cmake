@@ -17,7 +17,18 @@ set(golmpi_resources_py ${CMAKE_CURRENT_LIST_DIR}/kernel_resources.py)
 set_property(TARGET golmpi_core PROPERTY CUDA_COMPILER_LAUNCHER
   ${Python3_EXECUTABLE} ${golmpi_resources_py} compile)
 target_compile_options(golmpi_core PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--resource-usage>)
+# Only this build's CUDA sources' reports are read (an object directory keeps the reports of
+# sources no longer built): each as CMake places its object, the source's path under the
+# project, below the target's object directory.
+get_target_property(golmpi_core_sources golmpi_core SOURCES)
+set(golmpi_cu_reports)
+foreach(src IN LISTS golmpi_core_sources)
+  if(src MATCHES "\\.cu$")
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${src})
+    list(APPEND golmpi_cu_reports ${rel})
+  endif()
+endforeach()
 add_custom_command(TARGET golmpi_core POST_BUILD
   COMMAND ${Python3_EXECUTABLE} ${golmpi_resources_py} table ${GOLMPI_KERNEL_RESOURCES}
-          ${PROJECT_BINARY_DIR}/CMakeFiles/golmpi_core.dir
+          ${PROJECT_BINARY_DIR}/CMakeFiles/golmpi_core.dir ${golmpi_cu_reports}
   VERBATIM)

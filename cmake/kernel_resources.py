@@ -6,8 +6,10 @@ them (cmake/kernel_resources.cmake), and the check that none spills.
       The CUDA compiler launcher: runs the compile as given; ptxas's report (nvcc
       --resource-usage) goes to OBJECT.ptxas beside the object (-o OBJECT), not to the terminal.
       Every other line the compiler prints passes through, and its exit status is the compile's.
-  kernel_resources.py table OUT DIR
-      Writes OUT, one line a kernel instance and architecture, from the reports under DIR:
+  kernel_resources.py table OUT DIR SOURCE...
+      Writes OUT, one line a kernel instance and architecture, from the reports of this build's
+      CUDA sources (SOURCE: each one's path as the object directory DIR mirrors it, its report
+      DIR/SOURCE.o.ptxas; a report left by a source no longer built is not read):
       arch, kernel (demangled, without namespace and parameters), registers, stack frame bytes,
       spill store bytes, spill load bytes (tab-separated, a header line first).
   kernel_resources.py check [OUT]
@@ -56,24 +58,27 @@ def demangle(names):
     return short
 
 
-def table(out, top):
+def table(out, top, *sources):
     rows = []
-    for d, _, files in os.walk(top):
-        for name in sorted(files):
-            if not name.endswith(".ptxas"):
-                continue
-            func = arch = spill = None
-            for line in open(os.path.join(d, name)):
-                m = FUNC.search(line)
-                if m:
-                    func, arch, spill = m.group(1), m.group(2), None
-                m = SPILL.search(line)
-                if m:
-                    spill = m.groups()
-                m = USED.search(line)
-                if m and func:
-                    rows.append([arch, func, m.group(1)] + list(spill or ("?", "?", "?")))
-                    func = None
+    reports = [os.path.join(top, src + ".o.ptxas") for src in sources]
+    missing = [r for r in reports if not os.path.exists(r)]
+    if missing or not reports:
+        print(f"kernel_resources.py: no ptxas report {', '.join(missing) or '(no source given)'}: "
+              "was it compiled through this launcher?", file=sys.stderr)
+        return 1
+    for report in reports:
+        func = arch = spill = None
+        for line in open(report):
+            m = FUNC.search(line)
+            if m:
+                func, arch, spill = m.group(1), m.group(2), None
+            m = SPILL.search(line)
+            if m:
+                spill = m.groups()
+            m = USED.search(line)
+            if m and func:
+                rows.append([arch, func, m.group(1)] + list(spill or ("?", "?", "?")))
+                func = None
     names = demangle([r[1] for r in rows])
     for r, n in zip(rows, names):
         r[1] = n

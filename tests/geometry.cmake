@@ -18,3 +18,25 @@ set_tests_properties(unit_launch_geometry PROPERTIES TIMEOUT 300)
 # configure (tests/helpers.cmake).
 golmpi_test(kernel_resources PYTHON SKIP TIMEOUT 60
   COMMAND ${PROJECT_SOURCE_DIR}/cmake/kernel_resources.py check ${GOLMPI_KERNEL_RESOURCES})
+
+# The model of a pass against the measured curve it is calibrated on (bench/data/, one H200):
+# golmpi's baseline within 15% at every size, the peer kernel fed its own launch within 25%.
+add_test(NAME model_calibration
+  COMMAND golmpi-model --check ${PROJECT_SOURCE_DIR}/bench/data/h200-2026-11-27/curve.tsv
+          --bound 15 --peer-bound 25)
+set_tests_properties(model_calibration PROPERTIES TIMEOUT 30 LABELS model)
+
+# The model's build table (kernels/shape_model_table.c) against this build: the registers of every
+# deep_kernel instance (kernel_resources.tsv), and with a disassembler (cuobjdump) the row loops of
+# the compiled object too. Says what it could not compare; skipped (77) when it compared nothing.
+if(GOLMPI_KERNEL_RESOURCES)
+  golmpi_test(shape_model_table PYTHON SKIP TIMEOUT 120
+    COMMAND ${PROJECT_SOURCE_DIR}/tools/sass_rows.py check
+            ${PROJECT_SOURCE_DIR}/kernels/shape_model_table.c --tsv ${GOLMPI_KERNEL_RESOURCES}
+            --cubin ${PROJECT_BINARY_DIR}/CMakeFiles/golmpi_core.dir/kernels/life_cuda.cu.o)
+endif()
+
+# kernel_resources.py's own branches on crafted reports and tables (tests/test_kernel_resources.py):
+# a spill, more than 255 registers, a missing report, and a deleted source's leftover report.
+golmpi_test(kernel_resources_crafted PYTHON TIMEOUT 120
+  COMMAND ${PROJECT_SOURCE_DIR}/tests/test_kernel_resources.py)

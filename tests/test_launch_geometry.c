@@ -18,6 +18,7 @@
 #include "core/depth.h"
 #include "kernels/cuda_choices.h"
 #include "kernels/life_geometry.h"
+#include "kernels/shape_model.h"
 #include "tests/expect.h"
 
 /* CUDA's limits on a launch (every architecture since sm_30). */
@@ -140,7 +141,7 @@ static gol_deep_launch check_deep(const gol_cuda_grid *g, int64_t lo, int64_t hi
 /* Every pass of halo depth k (n generations with valid halo rows left): its launches, and their
  * rows together against pass_whole_rows. */
 static void check_pass(const gol_cuda_grid *g, int64_t k, int64_t valid, int n, int dead_top,
-                       int dead_bottom, int64_t resident, int *cover) {
+                       int dead_bottom, int64_t resident, int only_shape, int *cover) {
     const gol_pass ps = {.rows = g->rows,
                          .valid = valid,
                          .gens = n,
@@ -158,7 +159,7 @@ static void check_pass(const gol_cuda_grid *g, int64_t k, int64_t valid, int n, 
             check_rows(g, r[i].lo, r[i].hi);
         else /* every shape that runs passes of n generations */
             for (int shape = 0; shape < GOL_SHAPE_COUNT; shape++)
-                if (n <= gol_shapes[shape].gens_max)
+                if (n <= gol_shapes[shape].gens_max && (only_shape < 0 || shape == only_shape))
                     check_deep(g, r[i].lo, r[i].hi, n, shape, k, resident, cover);
     }
     if (split.edges) covered += g->rows == 1 ? 1 : 2;
@@ -197,7 +198,7 @@ static void check_sizes(void) {
                                              (long long)k, (long long)valid, n, (long long)sms[m],
                                              (long long)per_sm);
                                     check_pass(&g, k, valid, n, dead_top, dead_bottom,
-                                               sms[m] * per_sm, cover);
+                                               sms[m] * per_sm, -1, cover);
                                     if (n == 1) break; /* no deep launch: resident is moot */
                                 }
                 /* frames and the population of the whole slab */
@@ -217,8 +218,6 @@ static void check_sizes(void) {
     }
 }
 
-/* ---- The model, from the build's registers ---- */
-
 /* sm_90's occupancy for a block of `threads` using `regs` registers a thread and no shared
  * memory, as cudaOccupancyMaxActiveBlocksPerMultiprocessor answers it: registers are given a warp
  * at a time in units of 256, 64 Ki a SM, at most 64 warps and 32 blocks a SM. */
@@ -228,6 +227,61 @@ static int64_t sm90_blocks_per_sm(int regs, int threads) {
     int64_t b = by_regs < by_warps ? by_regs : by_warps;
     return b < 32 ? b : 32;
 }
+
+/* Ranks sharing one GPU under MPS: each launch is sized to gol_resident_share of the blocks the
+ * device holds at the registers the build gives that instance (kernels/shape_model_table.c, which
+ * the test shape_model_table compares with the build), for 1-4 ranks on 114 and 132 SMs; each
+ * rank's slab is the size's rows over the ranks. Shares that are no multiple of the SMs (396 / 4
+ * = 99) are the case the 1..16 blocks an SM above never makes. Every shape, both rule classes. */
+static void check_shares(void) {
+    static const int64_t sms[] = {114, 132};
+    int shares = 0;
+    for (int z = 0; z < NSIZES; z++) {
+        const size_case *c = &sizes[z];
+        const int64_t nwords = (c->width + 63) / 64;
+        int *cover = malloc((size_t)nwords * sizeof *cover);
+        for (int ranks = 1; ranks <= 4; ranks++)
+            for (int torus = 0; torus < 2; torus++) {
+                const int64_t rows = c->height / ranks;
+                gol_cuda_grid g = {rows, nwords, c->width, torus, {0, 0}};
+                const int ragged = gol_deep_ragged(&g);
+                for (int64_t k = 2; k <= GOL_DEEP_MAX; k++)
+                    for (int n = 2; n <= k; n++)
+                        for (int shape = 0; shape < GOL_SHAPE_COUNT; shape++)
+                            for (int conway = 0; conway < 2; conway++)
+                                for (int m = 0; m < 2; m++) {
+                                    if (n > gol_shapes[shape].gens_max) continue;
+                                    const shape_model_instance *in =
+                                        shape_model_instance_find(90, n, conway, ragged, shape);
+                                    EXPECT(in != NULL, "deep_kernel<%d, %d, %d, %d>: not in the "
+                                           "build table", n, conway, ragged, shape);
+                                    if (!in) continue;
+                                    const int64_t device = sms[m] * sm90_blocks_per_sm(in->regs,
+                                                           32 * GOL_DEEP_WARPS);
+                                    const int64_t share = gol_resident_share(device, ranks);
+                                    EXPECT(share * ranks >= device && share * ranks < device + ranks,
+                                           "%d ranks' shares of %lld blocks: %lld each", ranks,
+                                           (long long)device, (long long)share);
+                                    snprintf(where, sizeof where,
+                                             "%lldx%lld / %d ranks (MPS) %s depth %lld gens %d "
+                                             "%s %s, %lld SMs: share %lld of %lld blocks",
+                                             (long long)c->width, (long long)c->height, ranks,
+                                             torus ? "torus" : "dead", (long long)k, n,
+                                             gol_shapes[shape].name, conway ? "B3/S23" : "other",
+                                             (long long)sms[m], (long long)share,
+                                             (long long)device);
+                                    /* a rank between two others, and one at a dead end */
+                                    check_pass(&g, k, k, n, 0, 0, share, shape, cover);
+                                    if (!torus) check_pass(&g, k, k, n, 1, 0, share, shape, cover);
+                                    shares++;
+                                }
+            }
+        free(cover);
+    }
+    printf("MPS shares: %d launches checked at the build's registers\n", shares);
+}
+
+/* ---- The model, from the build's registers ---- */
 
 /* Registers of the sm_90 instance whose demangled name starts with `name` in the table. */
 static int table_regs(const char *path, const char *name) {
@@ -308,6 +362,7 @@ static void print_model(const char *table) {
 
 int main(int argc, char **argv) {
     check_sizes();
+    check_shares();
     if (argc > 1) print_model(argv[1]);
     if (failures) {
         fprintf(stderr, "%d launch geometry check(s) failed\n", failures);
