@@ -1,17 +1,19 @@
 #include "kernels/device.h"
 
 #include <cuda_runtime_api.h>
-#include <errno.h>
 #include <limits.h>
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "core/check.h"
+#include "core/gpu_share.h"
+
+/* How long golmpi waits for an MPS control daemon to accept a connection: a hung daemon's full
+ * queue must not hang the start-up (the driver itself would wait, but then MPS is no help). */
+#define DEVICE_MPS_PROBE_S 1.0
 
 /* Why cudaGetDeviceCount failed, in words that send the reader the right way. Without any NVIDIA
  * driver the runtime says "CUDA driver version is insufficient for CUDA runtime version", which
@@ -101,43 +103,40 @@ int device_cuda_available(MPI_Comm comm, char *why, size_t why_len) {
 int device_mps_running(void) {
     const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
     if (!dir || !*dir) dir = "/tmp/nvidia-mps";
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (snprintf(addr.sun_path, sizeof addr.sun_path, "%s/control", dir) >=
-        (int)sizeof addr.sun_path)
-        return 0; /* a path the driver could not connect to either */
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return 0;
-    /* What the driver does at CUDA's first call: connect to the control socket. A file left by a
-     * daemon that was killed refuses the connection (ECONNREFUSED), so only a live daemon counts;
-     * EPROTOTYPE is a live listener of another socket type, still a daemon. */
-    int up = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0 || errno == EPROTOTYPE;
-    close(fd);
-    return up;
+    return gol_mps_probe(dir, DEVICE_MPS_PROBE_S) == GOL_MPS_OURS;
+}
+
+/* The name of device dev that tells GPUs apart, MIG slices included: its UUID (a MIG slice reports
+ * its parent's PCI bus id, so ranks on separate slices would read as sharing one). The simulated
+ * GPU (tests/cudasim) has no UUID in its properties; its bus id names it there. "" when unknown. */
+static void device_key(int dev, char *key, size_t len) {
+    key[0] = '\0';
+#ifdef GOLMPI_CUDASIM_CUDA_RUNTIME_API_H
+    if (cudaDeviceGetPCIBusId(key, (int)len, dev) != cudaSuccess) key[0] = '\0';
+#else
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+        gol_gpu_uuid_key((const unsigned char *)prop.uuid.bytes, key, len);
+#endif
+    (void)cudaGetLastError(); /* no key is an answer ("unknown"), not an error to carry forward */
 }
 
 int device_sharing(MPI_Comm comm, gol_gpu_share *share) {
-    enum { BUS_LEN = 32 };
+    enum { KEY_LEN = 64 };
     MPI_Comm node;
     int local, nlocal;
     MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     MPI_CHECK(MPI_Comm_rank(node, &local));
     MPI_CHECK(MPI_Comm_size(node, &nlocal));
-    /* The PCI bus id names the physical GPU even when each rank sees a different
+    /* The device's UUID names the GPU (or MIG slice) even when each rank sees a different
      * CUDA_VISIBLE_DEVICES list, where device indices would all read 0. */
-    char bus[BUS_LEN] = "";
+    char key[KEY_LEN] = "";
     int n = device_count_unchecked();
-    if (n > 0 && cudaDeviceGetPCIBusId(bus, BUS_LEN, local % n) != cudaSuccess) {
-        (void)cudaGetLastError();
-        bus[0] = '\0';
-    }
-    char *all = gol_xmalloc((size_t)nlocal * BUS_LEN);
-    MPI_CHECK(MPI_Allgather(bus, BUS_LEN, MPI_CHAR, all, BUS_LEN, MPI_CHAR, node));
-    int known = 1, mine = 1; /* ranks of this node on this rank's GPU, itself included */
-    for (int i = 0; i < nlocal; i++) {
-        const char *other = all + (size_t)i * BUS_LEN;
-        if (other[0] == '\0') known = 0; /* no GPU, or unknown: not safe for NCCL */
-        if (i != local && bus[0] && strncmp(other, bus, BUS_LEN) == 0) mine++;
-    }
+    if (n > 0) device_key(local % n, key, KEY_LEN);
+    char *all = gol_xmalloc((size_t)nlocal * KEY_LEN);
+    MPI_CHECK(MPI_Allgather(key, KEY_LEN, MPI_CHAR, all, KEY_LEN, MPI_CHAR, node));
+    int known; /* 0: a rank has no GPU, or one unknown: not safe for NCCL */
+    int mine = gol_gpu_sharers(all, nlocal, KEY_LEN, local, &known);
     free(all);
     MPI_CHECK(MPI_Comm_free(&node));
     int every_known = 0, most = 0, served = 0;

@@ -33,15 +33,17 @@ int device_cuda_available(MPI_Comm comm, char *why, size_t why_len);
 /* Collective: 1 when the ranks on each node have distinct GPUs, so NCCL will accept them. */
 int device_distinct_gpus(MPI_Comm comm);
 
-/* 1 when an MPS control daemon listens on this node for this process: its socket "control" in
- * CUDA_MPS_PIPE_DIRECTORY (default /tmp/nvidia-mps) accepts a connection, as the CUDA driver's
- * does when a program starts, which then runs as an MPS client. Not collective; never aborts. */
+/* 1 when an MPS control daemon on this node serves this process: its socket "control" in
+ * CUDA_MPS_PIPE_DIRECTORY (default /tmp/nvidia-mps) accepts a connection within a second, as the
+ * CUDA driver's does when a program starts, and belongs to this user (or root): core/gpu_share.h.
+ * Not collective; never aborts. */
 int device_mps_running(void);
 
 /* Collective: how the ranks share GPUs (core/plan.h's gol_gpu_share): the ranks of each node whose
- * GPUs (picked as device_select picks them) have the same PCI bus id share it; mps says whether
+ * GPUs (picked as device_select picks them) have the same UUID share it (MIG slices of one GPU do
+ * not: they report their parent's PCI bus id, but a UUID of their own); mps says whether
  * device_mps_running holds on every node where ranks share a GPU (on every node, where none do).
- * Returns 1 when every rank's GPU has a known bus id (0: some rank has none, so no GPU can be
+ * Returns 1 when every rank's GPU has a known UUID (0: some rank has none, so no GPU can be
  * called its own). */
 int device_sharing(MPI_Comm comm, gol_gpu_share *share);
 

@@ -5,6 +5,13 @@ foreach(t word decomp depth random_start cuda_choices cpu_strip)
   add_test(NAME unit_${t} COMMAND test_${t})
 endforeach()
 
+# The MPS probe against stand-in sockets (ours, another user's, a full queue, a killed daemon's
+# file) and the GPU keys that count MIG slices apart (core/gpu_share.h).
+add_executable(test_gpu_share ${GOLMPI_TEST_DIR}/test_gpu_share.c)
+target_link_libraries(test_gpu_share PRIVATE golmpi_core)
+add_test(NAME unit_gpu_share COMMAND test_gpu_share)
+set_tests_properties(unit_gpu_share PROPERTIES TIMEOUT 60)
+
 # integration.py runs golmpi under mpiexec itself; the rank count is part of each case.
 set(GOLMPI_INTEGRATION_CASES
   ref_77x23_p1_torus_B3S23 ref_77x23_p2_dead_B3S23 ref_77x23_p3_torus_B36S23
