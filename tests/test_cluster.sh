@@ -4,7 +4,9 @@
 # one slurmd each, slurmctld, munge), jobs/slurm_multinode.sbatch submitted with sbatch -N 2 and
 # -N 3 (CPU backend, 2 ranks a node), the frames checked against the reference and against a
 # one-node run, the start-up table's hosts and local ranks checked, and the halo traffic between
-# nodes shown to go over Open MPI's TCP BTL between the namespaces. Then the same nodes without
+# nodes shown to go over Open MPI's TCP BTL between the namespaces. Then MPS on every node of two
+# jobs at once on the same nodes (a stand-in daemon: each job's own, alive while its ranks run, gone
+# after). Then the same nodes without
 # Slurm (mpirun --host n1:2,n2:2, its launch agent entering the namespaces); then the faults: a
 # node lost mid-run under mpirun (every other rank exits with a message naming it; the series
 # resumes on the nodes left, bit-identical to a run never interrupted), a node lost mid-run in a
@@ -18,7 +20,7 @@
 #
 # Environment: GOLMPI_BIN, GOLMPI_SRC, GOLMPI_PYTHON (a python3 with h5py and numpy),
 # GOLMPI_CLUSTER_KEEP=1 keeps the temp dir (the cluster itself is always taken down),
-# GOLMPI_CLUSTER_ONLY=slurm|mpirun|lose|requeue|cut runs one part (after the cluster is up),
+# GOLMPI_CLUSTER_ONLY=slurm|mps|mpirun|lose|requeue|cut runs one part (after the cluster is up),
 # GOLMPI_CLUSTER_FAULTS=0 leaves out the fault parts (lose, requeue, cut; about 4 minutes).
 # Exit 77 (skip) only where network namespaces cannot be made (not root, no permission); a missing
 # ip, nsenter or unshare fails.
@@ -98,6 +100,9 @@ finish() {
         done
     fi
     [[ "${GOLMPI_CLUSTER_KEEP:-0}" == 1 ]] && cp "$TMP"/cluster/*.log "$TMP/" 2>/dev/null
+    # the MPS directories of a part that failed (the jobs' ranks remove their own)
+    [[ ! -f "$TMP/mps-daemons.log" ]] || awk '{ print $3 }' "$TMP/mps-daemons.log" | sed 's,/pipe$,,' |
+        grep '/golmpi-mps\.' | while read -r d; do rm -rf "$d"; done
     bash "$CLUSTER" down 2>&1 | grep -v '^cluster: down$' >&2
     [[ ${PIPESTATUS[0]} == 0 ]] || rc=1 # a namespace of the cluster left
     if [[ "${GOLMPI_CLUSTER_KEEP:-0}" == 1 ]]; then say "kept $TMP"; else rm -rf "$TMP"; fi
@@ -200,6 +205,90 @@ if part slurm; then
                 die "job $j: start-up table or BTL"
         done
     done
+fi
+
+# ---- 1b. MPS on every node of a job: two jobs at once on n1 and n2, one stand-in GPU a node: the
+# first with 2 ranks a node (sbatch -N 2 --overcommit, on one core a node), the second with one
+# rank a node and GOLMPI_MPS=1 (on the other core). Stand-ins play the
+# GPU's tools: tests/mps/nvidia-cuda-mps-control (it forks a daemon into the background that
+# answers on its pipe and quits on `quit`), nvidia-smi (one GPU), and a rank that notes whether a
+# daemon answers on its CUDA_MPS_PIPE_DIRECTORY when it starts and again when it ends, holding in
+# between until the test has looked. While the ranks run, each node has a live daemon of each job,
+# in the node's namespace, in a directory of the job's own (mode 700, never /tmp/nvidia-mps), and
+# every rank finds its own job's daemon answering at its start and its end (a daemon that Slurm
+# ended with some step before the ranks' own would fail here); after the jobs, every daemon has
+# quit and its directory is gone. -----------------------------------------------------------------
+if part mps; then
+    MB=$TMP/mpsbin
+    mkdir -p "$MB"
+    printf '#!/bin/sh\nexec %q %q "$@"\n' "$PY" "$HERE/mps/nvidia-cuda-mps-control" >"$MB/nvidia-cuda-mps-control"
+    printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$MB/nvidia-smi"
+    cat >"$MB/golmpi" <<'EOF'
+#!/bin/bash
+me="$(hostname -s) $SLURM_JOB_ID $SLURM_LOCALID"
+answers() {
+    if [[ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ]] && nvidia-cuda-mps-control <<<get_server_list >/dev/null 2>&1; then
+        echo "on $CUDA_MPS_PIPE_DIRECTORY"
+    else
+        echo "off ${CUDA_MPS_PIPE_DIRECTORY:-none}"
+    fi
+}
+echo "start $me $(answers)" >>"$MPS_RANKS_LOG"
+for _ in $(seq 600); do [[ -e "$MPS_HOLD" ]] && break; sleep 0.2; done
+echo "end $me $(answers)" >>"$MPS_RANKS_LOG"
+EOF
+    chmod +x "$MB"/*
+    MPS_ENV=(PATH="$MB:$PATH" GOLMPI_BIN="$MB/golmpi" GOLMPI_BACKEND=cuda GOLMPI_LAUNCHER=srun
+             MPS_RANKS_LOG="$TMP/mps-ranks.log" MPS_HOLD="$TMP/mps-hold" MPS_STANDIN_LOG="$TMP/mps-daemons.log")
+    : >"$TMP/mps-ranks.log"
+    : >"$TMP/mps-daemons.log"
+    # (the second job's one rank a node uses the node's other core; a pending job of 2 ranks a
+    # node waits for 2 free cores here, --overcommit or not)
+    submit mps-a 120 -N 2 -w n1,n2 --ntasks-per-node=2 -c 1 --overcommit --oversubscribe --gpus-per-node=0 -- "${MPS_ENV[@]}"
+    submit mps-b 120 -N 2 -w n1,n2 --ntasks-per-node=1 -c 1 --oversubscribe --gpus-per-node=0 -- "${MPS_ENV[@]}" GOLMPI_MPS=1
+    for _ in $(seq 600); do (($(grep -c '^start ' "$TMP/mps-ranks.log") >= 6)) && break; sleep 0.2; done
+    (($(grep -c '^start ' "$TMP/mps-ranks.log") == 6)) ||
+        die "mps: not 6 ranks started in 120 s: $(cat "$TMP/mps-ranks.log"; tail -n 20 "$TMP"/job-mps-*.out)"
+    sed 's/^/test_cluster:   [mps] rank /' "$TMP/mps-ranks.log"
+    sed 's/^/test_cluster:   [mps] daemon /' "$TMP/mps-daemons.log"
+    # the daemons now, as the ranks run: one a job a node, alive in that node's namespace
+    declare -A dir_of # "node job" -> pipe directory of that job's daemon on that node
+    while read -r what pid pipe; do
+        [[ $what == start ]] || continue
+        kill -0 "$pid" 2>/dev/null || die "mps: daemon $pid ($pipe) is gone while the ranks run"
+        node=$(ip netns identify "$pid") node=${node#gc$$-}
+        job=""
+        for j in mps-a mps-b; do
+            [[ $pipe == */golmpi-mps.$(id -u).$(cat "$TMP/jobid-$j").*".$node/pipe" ]] && job=$(cat "$TMP/jobid-$j")
+        done
+        [[ -n "$job" ]] || die "mps: daemon $pid on $node: its pipe $pipe is not in a directory of either job on that node"
+        [[ "$(stat -c '%a %U' "$(dirname "$pipe")")" == "700 $(id -un)" ]] ||
+            die "mps: $(dirname "$pipe") is not private: $(stat -c '%a %U' "$(dirname "$pipe")")"
+        [[ -z "${dir_of[$node $job]:-}" ]] || die "mps: two daemons of job $job on $node"
+        dir_of[$node $job]=$pipe
+    done <"$TMP/mps-daemons.log"
+    ((${#dir_of[@]} == 4)) || die "mps: ${#dir_of[@]} daemons, not one for each of 2 jobs on each of 2 nodes"
+    : >"$TMP/mps-hold"
+    for j in mps-a mps-b; do
+        st=$(job_wait "$(cat "$TMP/jobid-$j")" 120)
+        [[ "$st" == COMPLETED ]] || die "mps: job $j ended $st: $(tail -n 20 "$TMP/job-$j.out")"
+        grep '^golmpi job: ' "$TMP/job-$j.out" | sed "s/^/test_cluster:   [$j] /"
+    done
+    # every rank, at its start and at its end, found its own job's daemon on its node answering
+    (($(grep -c '^end ' "$TMP/mps-ranks.log") == 6)) || die "mps: not every rank ended: $(cat "$TMP/mps-ranks.log")"
+    while read -r when node job _ state pipe; do
+        [[ $state == on && $pipe == "${dir_of[$node $job]:-?}" ]] ||
+            die "mps: a rank of job $job on $node at its $when: MPS $state on $pipe, not its job's daemon ${dir_of[$node $job]:-(none)}"
+    done <"$TMP/mps-ranks.log"
+    # after the jobs: every daemon quit, by the last rank of its node, and its directory removed
+    while read -r what pid pipe; do
+        [[ $what == start ]] || continue
+        grep -q "^quit $pid " "$TMP/mps-daemons.log" || die "mps: daemon $pid ($pipe) was not told to quit"
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done # it is exiting
+        ! kill -0 "$pid" 2>/dev/null || die "mps: daemon $pid ($pipe) outlives its job by 5 s"
+        [[ ! -e "$(dirname "$pipe")" ]] || die "mps: $(dirname "$pipe") left after the job"
+    done <"$TMP/mps-daemons.log"
+    say "mps: 2 jobs on n1 and n2, each with a daemon of its own on each node while its ranks ran, all gone after"
 fi
 
 # mpirun across the namespace nodes: from n1, its daemons started on the other nodes by the
