@@ -31,12 +31,10 @@ run() {
 
 echo "golmpi: $bin"
 echo "$RULE, torus, density 0.5, seed 1, 1 rank of 1 thread, no output; best of $REPEAT interleaved runs"
-read -r -a steps_list <<<"$STEPS"
 read -r -a isas <<<"$ISAS"
-status=0 i=0
+status=0
 for size in $SIZES; do
-  steps=${steps_list[$i]:-${steps_list[-1]}}
-  i=$((i + 1))
+  steps=$(steps_for "$size")
   declare -A best=() pop=()
   for ((k = 0; k < REPEAT; k++)); do
     for isa in "${isas[@]}"; do

@@ -51,12 +51,9 @@ run() {
 echo "old: $old"
 echo "new: $new"
 echo "$RULE, torus, density 0.5, seed 1, $RANKS ranks, no output; best of $REPEAT interleaved runs each"
-read -r -a steps_list <<<"$STEPS"
-i=0
 status=0
 for size in $SIZES; do
-  steps=${steps_list[$i]:-${steps_list[-1]}}
-  i=$((i + 1))
+  steps=$(steps_for "$size")
   best_old=0 best_new=0 pop_old='' pop_new=''
   for ((k = 0; k < REPEAT; k++)); do
     read -r r pop_old < <(run "$old" "$size" "$steps")

@@ -31,12 +31,9 @@ run() {
 
 echo "golmpi: $bin"
 echo "$RULE, torus, density 0.5, seed 1, $RANKS ranks, ${OMP_NUM_THREADS:-default} threads/rank, no output; best of $REPEAT runs"
-read -r -a steps_list <<<"$STEPS"
-i=0
 status=0
 for size in $SIZES; do
-  steps=${steps_list[$i]:-${steps_list[-1]}}
-  i=$((i + 1))
+  steps=$(steps_for "$size")
   printf '\n%s^2 x %s generations\n' "$size" "$steps"
   printf '%6s %6s %10s %12s %12s %14s %12s\n' depth k messages "msgs/gen" "halo s" "halo us/gen" "cells/s"
   pop_first=

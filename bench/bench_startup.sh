@@ -28,9 +28,7 @@ seconds() {
 }
 minimum() { python3 -c "import sys; print(f'{min(map(float, sys.argv[1:])):.3f}')" "$@"; }
 
-names=(new)
-add_binary "$1"
-[[ $# -ge 2 ]] && { names+=(old); add_binary "$2"; }
+new_and_old "$@"
 echo "start-up: ${SIZE}^2 and ${FLOOR}^2 random torus (seed 1, density 0.5), --steps 0 --no-output, $RANKS ranks x $OMP_NUM_THREADS thread(s), best of $REPEAT"
 declare -A runs
 for ((i = 0; i < REPEAT; i++)); do

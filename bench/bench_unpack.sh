@@ -34,9 +34,7 @@ frame_seconds() {
 }
 minimum() { python3 -c "import sys; print(f'{min(map(float, sys.argv[1:])):.6f}')" "$@"; }
 
-names=(new)
-add_binary "$1"
-[[ $# -ge 2 ]] && { names+=(old); add_binary "$2"; }
+new_and_old "$@"
 echo "unpack to u8: ${SIZE}^2 random torus, frames every generation, chunk $CHUNK, $LONG and $SHORT frames, $RANKS rank(s) x $OMP_NUM_THREADS thread(s), best of $REPEAT"
 declare -A runs
 for ((i = 0; i < REPEAT; i++)); do

@@ -3,6 +3,7 @@
 # caller's $work, removed at exit. Needs: repo (the checkout), work (a scratch directory).
 #   add_binary BIN|REV   appends the binary's path to bins (not in a subshell, so that the cleanup
 #                        sees the worktree)
+#   new_and_old NEW [OLD]  bins= NEW's binary, then OLD's if given; names= new, old to match
 trees=()
 bins=()
 revisions_cleanup() {
@@ -21,4 +22,13 @@ add_binary() {
   cmake -S "$tree" -B "$tree/build" -DGOLMPI_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
   cmake --build "$tree/build" -j2 --target golmpi >/dev/null
   bins+=("$tree/build/golmpi")
+}
+
+new_and_old() {
+  names=(new)
+  add_binary "$1"
+  if (($# >= 2)); then
+    names+=(old)
+    add_binary "$2"
+  fi
 }
