@@ -113,12 +113,12 @@ typedef struct sim_state {
     int free_slots[SIM_SLOTS], nfree;
     struct CUstream_st *streams[SIM_SLOTS];
     struct CUstream_st *null_stream;
-    uint64_t seed;   /* GOLMPI_SIM_SEED; 0: no delays */
-    int races;       /* reported so far */
-    double stall_at; /* GOLMPI_SIM_STALL_AFTER_S on this rank: the device stops then */
-    int stall_said;  /* the stop announced on stderr (SIM_STALL_LINE), once */
-    int queued;      /* submissions enqueued and not yet done, all streams: SIM_QUEUE_DEPTH */
-    int graph_launch; /* a graph launch is enqueuing its nodes: they take no queue entry */
+    uint64_t seed;       /* GOLMPI_SIM_SEED; 0: no delays */
+    int races;           /* reported so far */
+    double stall_at;     /* GOLMPI_SIM_STALL_AFTER_S on this rank: the device stops then */
+    int stall_said;      /* the stop announced on stderr (SIM_STALL_LINE), once */
+    int queued;          /* submissions enqueued and not yet done, all streams: SIM_QUEUE_DEPTH */
+    int graph_launch;    /* a graph launch is enqueuing its nodes: they take no queue entry */
     int queue_full_said; /* SIM_QUEUE_FULL_LINE printed */
 } sim_state;
 
@@ -132,7 +132,8 @@ extern sim_state sim;
 /* Printed once when a host thread first blocks in the full launch queue: golmpi's watchdog bounds
  * the work it queues far below SIM_QUEUE_DEPTH, so in a golmpi run this line is a fault of that
  * bound, seen the moment it happens (tests/test_sim_faults.py). */
-#define SIM_QUEUE_FULL_LINE "cudasim: the launch queue is full: a host thread blocks until the device makes room\n"
+#define SIM_QUEUE_FULL_LINE                                                                        \
+    "cudasim: the launch queue is full: a host thread blocks until the device makes room\n"
 
 void sim_init(void); /* once, from every entry point */
 double sim_now(void);
@@ -162,9 +163,9 @@ cudaError_t sim_stream_wait_event(struct CUstream_st *s, struct CUevent_st *e); 
 void sim_host_sees(const sim_vc *vc); /* joins vc into the host's clock */
 void sim_wait_stream(struct CUstream_st *s, uint32_t tick);
 void sim_sync_all(void);
-cudaError_t sim_capture_unsafe(void);  /* under the lock: sim_graph.c */
+cudaError_t sim_capture_unsafe(void);      /* under the lock: sim_graph.c */
 cudaError_t sim_capture_device_wide(void); /* under the lock: sim_graph.c */
-cudaError_t sim_capture_refuses(void); /* the same, taking the lock */
+cudaError_t sim_capture_refuses(void);     /* the same, taking the lock */
 
 /* races (sim_race.c) */
 void sim_race_check(int slot, const sim_op *op, const sim_vc *vc); /* slot: the op's clock's */

@@ -126,7 +126,8 @@ void sim_race_forget(const void *p, size_t bytes) {
 
 /* ---- host threads of their own (cudasim.h) ------------------------------------------------ */
 
-/* A declared thread's clock slot (-1: the thread is the host, sim.host), its clock, its accesses. */
+/* A declared thread's clock slot (-1: the thread is the host, sim.host), its clock, its accesses.
+ */
 static __thread int thread_slot = -1;
 static __thread sim_vc *thread_vc;
 static __thread uint32_t thread_tick;

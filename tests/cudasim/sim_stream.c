@@ -149,8 +149,9 @@ static void *worker(void *arg) {
         free_op(op);
         pthread_cond_broadcast(&sim.changed);
     }
-    for (sim_op *op = s->head; op; op = op->next) /* a graph's lane freed with work that will */
-        if (op->holds_slot) sim.queued--;         /* never run (a stopped device) */
+    /* a graph's lane freed with work that will never run (a stopped device) */
+    for (sim_op *op = s->head; op; op = op->next)
+        if (op->holds_slot) sim.queued--;
     if (s->destroyed) release_slot(s); /* cudaStreamDestroy returned long ago */
     sim_unlock();
     return NULL;
