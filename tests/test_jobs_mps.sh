@@ -18,8 +18,11 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 wrapper=$here/../jobs/golmpi_mps_node.sh
 TMP=$(mktemp -d /tmp/golmpi-mps.XXXXXX)
-# at exit: every stand-in daemon the test started ended, by its process id
-trap 'while read -r pid; do kill "$pid" 2>/dev/null; done <"$TMP/pids"; rm -rf "$TMP"' EXIT
+# at exit: every stand-in daemon the test started and still running ended, by its process id (one
+# that has quit may have left its id to another process)
+trap 'while read -r pid; do
+          grep -q nvidia-cuda-mps-control "/proc/$pid/cmdline" 2>/dev/null && kill "$pid" 2>/dev/null
+      done <"$TMP/pids"; rm -rf "$TMP"' EXIT
 : >"$TMP/pids"
 fail() {
     echo "test_jobs_mps: FAIL: $*" >&2
@@ -96,7 +99,7 @@ run_case() {
         GOLMPI_SCALING_MODES=strong GOLMPI_SCALING_REPEAT=1 GOLMPI_REQUEUE=0 GOLMPI_BIN=golmpi \
         GOLMPI_NSYS=nsys GOLMPI_MPS_WAIT=10 \
         GOLMPI_OUTPUT="$dir/out/life.h5" GOLMPI_OUTDIR="$dir/out" ${vars[@]+"${vars[@]}"} \
-        timeout 60 bash "$script" "$@" >"$TMP/$name.out" 2>&1 || RC=$?
+        timeout 150 bash "$script" "$@" >"$TMP/$name.out" 2>&1 || RC=$?
     awk '$1 == "start" { print $2 }' "$dir/log" >>"$TMP/pids"
 }
 count() { grep -c "$1" "$TMP/$2/log"; }
