@@ -8,8 +8,9 @@
 #                      [--rule R] [--ranks N] [--kernel NAME|auto]
 #       `NAME RATE` a line per candidate shape (cell updates/s), the one auto takes first.
 #   bench/gpu_model.sh --hook WIDTH HEIGHT RANKS HALO
-#       bench/gpu_bench.sh's MODEL_CMD: the rate auto's shape would give a run of WIDTH x HEIGHT
-#       on RANKS ranks sharing one GPU (torus, golmpi's default; each rank HEIGHT/RANKS rows), on
+#       bench/gpu_bench.sh's MODEL_CMD: the whole run's rate auto's shape would give WIDTH x HEIGHT
+#       on RANKS ranks sharing one GPU under MPS (torus, golmpi's default; each rank HEIGHT/RANKS
+#       rows, the ranks side by side), on
 #       the GPU nvidia-smi names (GOLMPI_MODEL_GPU overrides; h200 when neither says).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +31,8 @@ if [[ ${1:-} == --hook ]]; then
   fi
   line=$("$tool" --gpu "${gpu:-h200}" --width "$width" --height $((height / ranks)) \
     --boundary torus --ranks "$ranks" | head -1)
-  echo "${line#* }"
+  # the ranks run side by side, each at its slab's rate: the run's rate is their sum
+  awk -v r="${line#* }" -v n="$ranks" 'BEGIN { printf "%.3e\n", r * n }'
   exit 0
 fi
 exec "$tool" "$@"

@@ -2,15 +2,16 @@
  * GPU: every pass the backend makes (kernels/cuda_choices.h's cuda_pass_split of core/depth.h's
  * pass) at halo depths 1..GOL_DEEP_MAX, torus and dead, on grids of 4096^2 to 131072^2 and the
  * slabs 16384 x 4096 and 16384 x 1024, for devices holding 1 to 16 deep blocks an SM of 114 or 132
- * SMs. Each launch: within CUDA's limits; its items (interior chunks, deep tiles of strips, lanes'
+ * SMs, and every shape at the launch share gol_resident_share gives each of 1-4 ranks under MPS at
+ * the registers the build gives its instance (check_shares). Each launch: within CUDA's limits; its items (interior chunks, deep tiles of strips, lanes'
  * words) cover every row and word of its range exactly once, as the kernels' own item maps place
  * them; a deep tile reads no row past the halo. A pass's launches together are its rows.
  *
  *   test_launch_geometry [RESOURCES]
- * RESOURCES: the build's kernel resource table (tests/kernel_resources.py); with it, the test also
- * prints the model of each size's pass on a 132-SM sm_90 device (H100 SXM, H200): warps in all,
- * resident warps an SM, waves, and the longest dependent chain a warp walks, for
- * docs/PERFORMANCE.md. */
+ * RESOURCES: the build's kernel resource table (cmake/kernel_resources.py); with it, the test also
+ * prints the baseline shape's launch of each size's pass on a 132-SM sm_90 device (H100 SXM, H200):
+ * warps in all, resident warps an SM, waves, and the longest dependent chain a warp walks. The
+ * time those launches take is the model of a pass (kernels/shape_model.h, tools/golmpi-model). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
