@@ -129,7 +129,9 @@ mps_wrapper() { # mps_wrapper BACKEND: mps_wrap= the per-rank wrapper, empty whe
     # the wrapped ranks' settings; one directory name a launch, so a rerun never meets a stale one
     export GOLMPI_MPS GOLMPI_MPS_WAIT
     export GOLMPI_MPS_RUN="${SLURM_JOB_ID:-local}.${SLURM_RESTART_COUNT:-0}.$$.$SECONDS.$RANDOM"
-    echo "golmpi job: MPS (GOLMPI_MPS=$GOLMPI_MPS): on each node whose ranks outnumber its GPUs, the first rank starts a daemon of this launch's own, the last stops it"
+    local where="each node whose ranks outnumber its GPUs"
+    [[ "$GOLMPI_MPS" != 1 ]] || where="each GPU node"
+    echo "golmpi job: MPS (GOLMPI_MPS=$GOLMPI_MPS): on $where, the first rank starts a daemon of this launch's own, the last stops it"
 }
 mps_local_rank() { # local_rank= this rank's index on its node, local_size= the node's ranks (or 1)
     if [[ -n "${OMPI_COMM_WORLD_LOCAL_RANK:-}" ]]; then # Open MPI's mpirun, under Slurm too
