@@ -136,6 +136,9 @@ gol_backend *backend_create(const gol_plan *plan, const gol_config *cfg, MPI_Com
 
 const char *backend_name(const gol_backend *b) { return b->ops->name; }
 const char *backend_kernel(const gol_backend *b) { return b->ops->kernel(b->impl); }
+const struct shape_choice_result *backend_shape_choice(const gol_backend *b) {
+    return b->ops->shape_choice ? b->ops->shape_choice(b->impl) : NULL;
+}
 void backend_load(gol_backend *b, const uint64_t *rows_h) { b->ops->load(b->impl, rows_h); }
 void backend_init_random(gol_backend *b, uint64_t seed, double density) {
     b->ops->init_random(b->impl, seed, density);

@@ -46,6 +46,9 @@ const char *backend_name(const gol_backend *b); /* "cpu" or "cuda" */
 /* Which generation step runs: the CPU's instruction set ("avx512", "avx2", "base"), or the CUDA
  * kernels ("one-generation", "multi-generation"). */
 const char *backend_kernel(const gol_backend *b);
+/* The multi-generation kernel's shape and why it was taken (kernels/shape_choice.h), decided once
+ * in create; NULL for a backend without shapes (the CPU). */
+const struct shape_choice_result *backend_shape_choice(const gol_backend *b);
 
 /* rows_h: slab->rows packed rows of slab->nwords words each. */
 void backend_load(gol_backend *b, const uint64_t *rows_h);
@@ -117,6 +120,8 @@ typedef struct gol_backend_ops {
     void (*chunk_begin)(void *impl, int64_t chunk);
     gol_backend_times (*chunk_times)(void *impl, int64_t chunk, int slot);
     const char *(*kernel)(const void *impl);
+    /* backend_shape_choice: the choice create made; never blocks. NULL: the backend has no shapes. */
+    const struct shape_choice_result *(*shape_choice)(const void *impl);
     void (*destroy)(void *impl);
 } gol_backend_ops;
 

@@ -119,11 +119,22 @@ static void report_run(const gol_backend *backend, const gol_plan *plan, const g
                             .halo = plan->halo->name, .halo_depth = plan->depth, .nranks = nranks,
                             .threads = plan->threads, .argc = argc, .argv = argv,
                             .start_time = start_time,
-                            .gpu = plan->backend == GOL_BACKEND_CUDA ? &plan->gpu : NULL};
+                            .gpu = plan->backend == GOL_BACKEND_CUDA ? &plan->gpu : NULL,
+                            .shape = backend_shape_choice(backend)};
     report_summary(cfg, &result->sched, result, &info, comm);
     free(result->output.population);
     free(result->output.generations);
     chunk_table_free(&result->chunks);
+}
+
+/* --tune: the CUDA backend made (its create times every shape on every rank, records the
+ * fastest and prints the table: kernels/shape_choice.h) and taken down again. */
+static gol_status tune_shapes(const gol_plan *plan, const gol_config *cfg, MPI_Comm comm) {
+    if (plan->backend != GOL_BACKEND_CUDA)
+        return gol_fail(GOL_EXIT_NOGPU, "--tune times the CUDA kernel's shapes, and this run has "
+                        "no GPU (the CPU backend)");
+    backend_destroy(backend_create(plan, cfg, comm));
+    return gol_ok();
 }
 
 int main(int argc, char **argv) {
@@ -154,6 +165,8 @@ int main(int argc, char **argv) {
     if (st.code != GOL_OK) return stop_early(st, NULL, &setup, &end);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);
     if (!cfg->quiet) startup_table(plan.backend, plan.halo->name, comm); /* who runs where */
+    if (cfg->tune) /* the kernel shapes timed and recorded as the backend is made; no run */
+        return stop_early(tune_shapes(&plan, cfg, comm), NULL, &setup, &end);
 
     /* too big for the nodes, or an output in the way: a message, before anything is allocated */
     st = admit_run(&setup, &plan, comm);

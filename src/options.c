@@ -112,6 +112,16 @@ static const gol_option table[] = {
     {.name = "kernel", .metavar = "SHAPE", .default_text = "auto", .group = "Run",
      .help = kernel_help, /* from the shapes' table, see fill_kernel_help */
      .apply = apply_kernel},
+    {.name = "tune", .group = "Run",
+     .help = "CUDA: time every kernel shape on this run's slabs, record the\n"
+             "fastest in the wisdom file, print the times; run nothing else",
+     .apply = apply_flag, FIELD(tune)},
+    {.name = "wisdom", .metavar = "PATH", .default_text = "$XDG_CACHE_HOME/golmpi/wisdom",
+     .default_is_prose = true, .group = "Run",
+     .help = "CUDA: kernel shapes measured before\n"
+             "per GPU, build and slab (also GOLMPI_WISDOM;\n"
+             "~/.cache/golmpi/wisdom without XDG_CACHE_HOME); off: none",
+     .apply = apply_path, FIELD(wisdom)},
     {.name = "no-graphs", .group = "Run",
      .help = "CUDA: launch per generation, no CUDA graph replay",
      .apply = apply_flag, FIELD(no_graphs)},
@@ -822,6 +832,12 @@ static gol_status cross_check(const option_context *ctx) {
                         "--at %" PRId64 ",%" PRId64 " is outside the %" PRId64 " x %" PRId64
                         " grid",
                         cfg->at_x, cfg->at_y, cfg->width, cfg->height);
+    if (cfg->tune && strcmp(cfg->kernel, "auto") != 0)
+        return gol_fail(GOL_EXIT_USAGE, "--tune times every kernel shape; it takes no --kernel %s",
+                        cfg->kernel);
+    if (cfg->tune && cfg->backend == GOL_BACKEND_CPU)
+        return gol_fail(GOL_EXIT_USAGE,
+                        "--tune times the CUDA kernel's shapes; it needs --backend cuda (or auto)");
     if (cfg->restart[0] && cfg->pattern[0])
         return gol_fail(GOL_EXIT_USAGE,
                         "--restart continues a saved run; it cannot start from --pattern too");

@@ -11,6 +11,7 @@
 #include "halo/halo.h"
 #include "io/golfile.h"
 #include "kernels/backend.h"
+#include "kernels/life_geometry.h"
 
 /* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. */
 static int threads_per_rank(MPI_Comm comm) {
@@ -113,6 +114,21 @@ static plan_row *gather_rows(const gol_plan *plan, MPI_Comm comm, int rank, int 
     return all;
 }
 
+/* The kernel shape is chosen on the GPU as the backend is made (kernels/shape_choice.h): a dry
+ * run, which makes none, says how it will be chosen. */
+static const char *shape_plan_text(const gol_plan *plan) {
+    if (plan->kernel_shape >= 0) return "asked by --kernel";
+    if (plan->depth == 1) return "not used at depth 1";
+    return "auto: the wisdom's record for this GPU and slab; else timed on the GPU when that "
+           "costs at most 1% of the run; else the model's";
+}
+
+static void print_shape(const gol_plan *plan) {
+    printf("golmpi: dry run: kernel shape %s (%s)\n",
+           plan->kernel_shape >= 0 ? gol_shapes[plan->kernel_shape].name : "auto",
+           shape_plan_text(plan));
+}
+
 static void print_rows(const gol_plan *plan, const plan_row *rows, int nranks) {
     const char *mode = plan->halo->name;
     int64_t host = 0, device = 0;
@@ -122,9 +138,11 @@ static void print_rows(const gol_plan *plan, const plan_row *rows, int nranks) {
            config_backend_name(plan->backend), mode, (long long)plan->depth, plan->threads,
            plan->threads == 1 ? "" : "s",
            plan->output ? config_frame_format_name(plan->frame_format) : "no");
-    if (plan->backend == GOL_BACKEND_CUDA)
+    if (plan->backend == GOL_BACKEND_CUDA) {
         printf("golmpi: dry run: up to %d rank%s a GPU, MPS %s\n", plan->gpu.ranks_per_gpu,
                plan->gpu.ranks_per_gpu == 1 ? "" : "s", plan->gpu.mps ? "yes" : "no");
+        print_shape(plan);
+    }
     printf("%6s  %-20s %12s %12s %6s  %-10s %16s %16s\n", "rank", "host", "first row", "rows",
            "depth", "halo", "host bytes", "device bytes");
     for (int r = 0; r < nranks; r++) {
@@ -151,9 +169,15 @@ static void write_json(const gol_plan *plan, const plan_row *rows, int nranks, c
     if (plan->backend == GOL_BACKEND_CUDA) {
         cJSON_AddNumberToObject(o, "ranks_per_gpu", plan->gpu.ranks_per_gpu);
         cJSON_AddBoolToObject(o, "mps", plan->gpu.mps);
+        cJSON *shape = cJSON_AddObjectToObject(o, "kernel_shape");
+        cJSON_AddStringToObject(shape, "name", plan->kernel_shape >= 0
+                                                   ? gol_shapes[plan->kernel_shape].name
+                                                   : "auto");
+        cJSON_AddStringToObject(shape, "reason", shape_plan_text(plan));
     } else { /* no GPU to share */
         cJSON_AddNullToObject(o, "ranks_per_gpu");
         cJSON_AddNullToObject(o, "mps");
+        cJSON_AddNullToObject(o, "kernel_shape");
     }
     cJSON_AddStringToObject(o, "frame_format",
                             plan->output ? config_frame_format_name(plan->frame_format) : "none");

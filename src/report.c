@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "kernels/shape_choice.h"
 #include "src/provenance.h"
 
 static double per_s(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
@@ -61,12 +62,31 @@ static void add_int(cJSON *o, const char *name, int64_t v) {
     cJSON_AddNumberToObject(o, name, (double)v); /* exact below 2^53 cells or bytes */
 }
 
+/* "kernel_shape": the shape, why ("wisdom", "measured", "tuned", "model", "asked by --kernel",
+ * "not used at depth 1") and each shape's seconds a generation behind it (null: not timed); null
+ * on the CPU backend. */
+static void json_shape(cJSON *o, const shape_choice_result *r) {
+    if (!r) {
+        cJSON_AddNullToObject(o, "kernel_shape");
+        return;
+    }
+    cJSON *shape = cJSON_AddObjectToObject(o, "kernel_shape");
+    cJSON_AddStringToObject(shape, "name", gol_shapes[r->shape].name);
+    cJSON_AddStringToObject(shape, "reason", shape_choice_how_name(r->how));
+    cJSON *secs = cJSON_AddObjectToObject(shape, "seconds_per_generation");
+    for (int s = 0; s < GOL_SHAPE_COUNT; s++) {
+        if (r->seconds[s] >= 0) cJSON_AddNumberToObject(secs, gol_shapes[s].name, r->seconds[s]);
+        else cJSON_AddNullToObject(secs, gol_shapes[s].name);
+    }
+}
+
 /* The fields scripts already read (jobs/scaling.sbatch, bench/, tests/): names unchanged. */
 static void json_figures(cJSON *o, const report_ctx *c) {
     const gol_run_result *res = c->res;
     cJSON_AddStringToObject(o, "version", GOLMPI_VERSION);
     cJSON_AddStringToObject(o, "backend", c->info->backend);
     cJSON_AddStringToObject(o, "kernel", c->info->kernel);
+    json_shape(o, c->info->shape);
     cJSON_AddStringToObject(o, "halo", c->info->halo);
     add_int(o, "halo_depth", c->info->halo_depth);
     add_int(o, "halo_messages", c->halo_messages);
@@ -347,6 +367,11 @@ static void print_summary(const report_ctx *c) {
                (long long)res->frames, (long long)res->output.files,
                (double)res->output.bytes_written / 1048576.0,
                io_transfer_name(res->output.transfer), cfg->output);
+    }
+    if (info->shape) {
+        char shape[512];
+        shape_choice_describe(info->shape, shape, sizeof shape);
+        printf("  kernel shape %s\n", shape);
     }
     print_population(c);
     fflush(stdout);

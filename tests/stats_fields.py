@@ -41,6 +41,10 @@ FIELDS = {
     # the plan's GPU sharing (core/plan.h's gol_gpu_share): null on the CPU backend
     "ranks_per_gpu": lambda v: v is None or (is_int(v) and v >= 1),
     "mps": lambda v: v is None or isinstance(v, bool),
+    # the CUDA kernel's shape and why (kernels/shape_choice.h): null on the CPU backend
+    "kernel_shape": lambda v: v is None or (
+        isinstance(v, dict) and is_str(v.get("name")) and is_str(v.get("reason"))
+        and isinstance(v.get("seconds_per_generation"), dict)),
     "versions": lambda v: isinstance(v, dict) and all(is_str(v.get(k)) for k in VERSION_KEYS),
     "times_over_ranks": lambda v: isinstance(v, dict) and all(
         isinstance(v.get(k), dict) and all(is_num(v[k].get(s)) for s in ("min", "mean", "max"))
