@@ -86,7 +86,7 @@ mps_answers() { # mps_answers PIPE_DIR: a control daemon answers on that pipe di
         CUDA_MPS_PIPE_DIRECTORY=$1 timeout 5 nvidia-cuda-mps-control <<<get_server_list >/dev/null 2>&1
 }
 mps_daemon_start() { # mps_daemon_start DIR: a daemon with pipe and log in DIR, answering (or 1)
-    mkdir -p -m 700 "$1" && mkdir -p -m 700 "$1/pipe" "$1/log" &&
+    mkdir -m 700 "$1" "$1/pipe" "$1/log" && # a directory already there (not ours?) is refused
         CUDA_MPS_PIPE_DIRECTORY=$1/pipe CUDA_MPS_LOG_DIRECTORY=$1/log nvidia-cuda-mps-control -d &&
         wait_until "$GOLMPI_MPS_WAIT" mps_answers "$1/pipe"
 }
