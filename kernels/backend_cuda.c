@@ -9,14 +9,16 @@
  *
  * A generation's path, as on the CPU backend: the halo rows are exchanged every k generations
  * counted from the load (a cycle), and the generations between run in passes of up to the
- * kernel shape's gens_max (cuda_advance, the one loop). A pass (enqueue_pass) forks the comm stream off the
- * compute stream; the comm stream computes the two edge bands and, when the pass ends a cycle,
- * exchanges them through the halo mode (halo/halo.h: NCCL on the stream, or MPI through the host);
- * the compute stream computes the rows in between meanwhile, then joins the comm stream, so the
- * compute stream alone carries the order from one pass to the next. At depth 1, with a capturable
- * mode and graphs on, every pass is the same one-generation pass, replayed from the graph of its
- * buffer captured at create (warm_up_and_capture), except the timed samples, which run eagerly on
- * every rank at the same exchanges.
+ * kernel shape's gens_max (cuda_advance, the one loop, and enqueue_pass below it). A pass inside
+ * a cycle is one launch of every row on the compute stream. The pass that ends a cycle forks the
+ * comm stream off the compute stream; the comm stream computes the two edge bands and exchanges
+ * them through the halo mode (halo/halo.h: NCCL on the stream, or MPI through the host); the
+ * compute stream computes the rows in between meanwhile, waiting for neither, then joins the
+ * bands alone. Work that reads the halo rows or overwrites the rows sent (the next unsplit pass,
+ * a load) joins the exchange first. At depth 1, with a capturable mode and graphs on, every pass
+ * is the same one-generation pass, replayed from the graph of its buffer captured at create
+ * (warm_up_and_capture), except the timed samples, which run eagerly on every rank at the same
+ * exchanges.
  *
  * The host never blocks in a CUDA call that cannot see a dead peer: every wait polls through the
  * watchdog, at most a bounded number of generations is queued ahead of the GPU (a mark every few
@@ -40,6 +42,7 @@
 #include "kernels/device.h"
 #include "kernels/init_cuda.h"
 #include "kernels/life_cuda.h"
+#include "kernels/shape_choice.h"
 
 typedef struct cuda_backend {
     gol_slab slab;
@@ -57,7 +60,10 @@ typedef struct cuda_backend {
     int64_t valid; /* halo rows of buf_d[cur] still valid; the cycle's exchange comes at 0 */
 
     cudaStream_t compute, comm; /* the interior; the edge bands and the exchange (outranks it) */
-    cudaEvent_t fork, halo_done;
+    cudaEvent_t fork;       /* on compute: what the comm stream's bands wait for */
+    cudaEvent_t bands_done; /* on comm: a pass's bands, which the next pass reads */
+    cudaEvent_t halo_done;  /* on comm: the last exchange */
+    int halo_pending;       /* the compute stream has not waited for halo_done since */
     gol_halo *halo;      /* a device mode, ordered on the comm stream */
     cuda_graphs *graphs; /* depth 1: the passes captured at create; NULL: every pass eager */
 
@@ -80,24 +86,42 @@ static void wait_stream(cuda_backend *cb, cudaStream_t s, const char *what) {
 
 /* ---- The pass ---- */
 
+/* The comm stream waits for the compute stream's work so far: the bands read the rows the last
+ * pass wrote there, and overwrite rows it read. */
 static void fork_comm(cuda_backend *cb) {
     CUDA_CHECK(cudaEventRecord(cb->fork, cb->compute));
     CUDA_CHECK(cudaStreamWaitEvent(cb->comm, cb->fork, 0));
 }
 
+/* The compute stream waits for the bands just queued on the comm stream (the owned rows they
+ * wrote), not for the exchange queued after them. */
 static void join_comm(cuda_backend *cb) {
-    CUDA_CHECK(cudaEventRecord(cb->halo_done, cb->comm));
+    CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->bands_done, 0));
+}
+
+/* The compute stream waits for the last exchange, when it has not yet: before work that reads
+ * the halo rows it wrote (an unsplit pass, a graph's pass) or overwrites the rows it sends. */
+static void join_halo(cuda_backend *cb) {
+    if (!cb->halo_pending) return;
     CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->halo_done, 0));
+    cb->halo_pending = 0;
 }
 
 /* Halo rows of buffer b from its owned edge rows, enqueued on the comm stream (halo/halo.h's
  * post and wait: NCCL's ncclSend/ncclRecv in halo/halo_nccl.c, or MPI through the host in
- * halo/halo_mpi_staged.c, which runs host calls here while the interior already queued runs). */
-static void exchange_halo(cuda_backend *cb, int b) {
+ * halo/halo_mpi_staged.c, which runs host calls here while the interior already queued runs),
+ * then the event the compute stream joins when it needs them (join_halo). timed: the two events
+ * that bracket it (cuda_times_sample), or NULL. */
+static void exchange_halo(cuda_backend *cb, int b, cudaEvent_t *timed) {
     int64_t rows = cb->slab.rows, k = cb->depth; /* k rows each way, one message */
+    if (timed) CUDA_CHECK(cudaEventRecord(timed[0], cb->comm));
     halo_post(cb->halo, row_ptr(cb, b, 0), row_ptr(cb, b, rows - k), row_ptr(cb, b, -k),
               row_ptr(cb, b, rows));
     halo_wait(cb->halo);
+    if (timed) CUDA_CHECK(cudaEventRecord(timed[1], cb->comm));
+    if (cb->slab.up < 0 && cb->slab.down < 0) return; /* nothing moved */
+    CUDA_CHECK(cudaEventRecord(cb->halo_done, cb->comm));
+    cb->halo_pending = 1;
 }
 
 /* Rows [lo, hi) of the generation n after buf_d[p]'s, into buf_d[p ^ 1], on stream s (an empty
@@ -105,63 +129,30 @@ static void exchange_halo(cuda_backend *cb, int b) {
  * rows lo - 1 and hi: valid halo rows, or zero past a dead boundary. A longer pass runs the
  * multi-generation kernel, told that rows past a dead boundary are dead at every generation; no
  * pass reads further than 2k rows past the owned ones. */
-static void pass_rows(cuda_backend *cb, int p, int64_t lo, int64_t hi, int n, cudaStream_t s) {
-    if (lo >= hi) return;
+static void pass_rows(cuda_backend *cb, int p, gol_rows r, int n, cudaStream_t s) {
+    if (r.lo >= r.hi) return;
     const uint64_t *src = row_ptr(cb, p, 0);
     uint64_t *dst = row_ptr(cb, p ^ 1, 0);
     if (n == 1) {
-        launch_life_rows(cb->grid, src, dst, lo, hi, s);
+        launch_life_rows(cb->grid, src, dst, r.lo, r.hi, s);
         return;
     }
     const int64_t rows = cb->slab.rows, reach = 2 * cb->depth + 1;
     int64_t live_lo = cb->slab.up < 0 ? 0 : -reach;
     int64_t live_hi = cb->slab.down < 0 ? rows : rows + reach;
-    launch_life_deep(cb->grid, src, dst, lo, hi, n, cb->shape, live_lo, live_hi, cb->launch_ranks,
-                     s);
+    launch_life_deep(cb->grid, src, dst, r.lo, r.hi, n, cb->shape, live_lo, live_hi,
+                     cb->launch_ranks, s);
 }
 
-/* One pass of n generations (n <= valid, n <= pass_max) from buffer p into p ^ 1, valid halo
- * rows a side at its start (core/depth.h's gol_pass), the way the jacobi loop of NVIDIA's
- * nccl_overlap reads: fork; the edge bands on the comm stream and, when the pass ends the cycle
- * (valid == n), their exchange; the interior on the compute stream meanwhile (the split:
- * cuda_choices.h's cuda_pass_split); join. Capturable when the halo mode is and timed is NULL; timed:
- * the two events that bracket the exchange (cuda_times_sample). */
-static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEvent_t *timed) {
-    const gol_pass ps = {.rows = cb->slab.rows, .valid = valid, .gens = n,
-                         .dead_top = cb->slab.up < 0, .dead_bottom = cb->slab.down < 0, .tile = 0};
-    const cuda_pass_rows split = cuda_pass_split(&ps, cb->depth);
-    fork_comm(cb);
-    if (split.edges)
-        launch_life_edges(cb->grid, row_ptr(cb, p, 0), row_ptr(cb, p ^ 1, 0), cb->comm);
-    else
-        for (int side = 0; side < 2; side++)
-            pass_rows(cb, p, split.band[side].lo, split.band[side].hi, n, cb->comm);
-    /* queued before a host-side MPI exchange below, so the interior runs during it */
-    pass_rows(cb, p, split.interior.lo, split.interior.hi, n, cb->compute);
-    if (valid == n) {
-        if (timed) CUDA_CHECK(cudaEventRecord(timed[0], cb->comm));
-        exchange_halo(cb, p ^ 1);
-        if (timed) CUDA_CHECK(cudaEventRecord(timed[1], cb->comm));
-    }
-    join_comm(cb);
-}
+static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEvent_t *timed);
+static void replay_pass(cuda_backend *cb);
 
-/* Depth 1's pass from buffer p, for the capture (kernels/cuda_graph.h). */
-static void capture_pass(void *impl, int p) { enqueue_pass(impl, p, 1, 1, NULL); }
-
-/* Depth 1's pass from the current buffer, replayed from the graph captured at create: the same
- * fork, edges, exchange, interior and join as enqueue_pass, in one launch. Its exchange counts
- * as posted (the watchdog's needs). */
-static void replay_pass(cuda_backend *cb) {
-    cuda_graphs_replay(cb->graphs, cb->cur, cb->compute);
-    halo_replayed(cb->halo);
-}
-
-/* The one advance loop, at every depth: passes of up to pass_max generations, cut where the
- * call ends and where the cycle does, so the exchanges fall every k generations from the load,
- * and the timed ones every CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges, whatever the
- * calls' cuts. No synchronisation at the end: the next call, a frame or the population queues
- * behind it, and the host waits only where it needs a result. */
+/* The one advance loop, at every depth, the way the jacobi loop of NVIDIA's nccl_overlap reads:
+ * passes of up to pass_max generations, cut where the call ends and where the cycle does, so the
+ * exchanges fall every k generations from the load, and the timed ones every
+ * CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges, whatever the calls' cuts. No
+ * synchronisation at the end: the next call, a frame or the population queues behind it, and the
+ * host waits only where it needs a result. */
 static void cuda_advance(void *impl, int64_t generations) {
     cuda_backend *cb = impl;
     if (generations <= 0) return;
@@ -172,8 +163,8 @@ static void cuda_advance(void *impl, int64_t generations) {
     while (generations > 0) {
         int64_t n = generations < cb->valid ? generations : cb->valid;
         if (n > cb->pass_max) n = cb->pass_max;
-        cuda_frames_before_write(cb->frames, cb->cur ^ 1);
         const int ends = n == cb->valid; /* the pass ends the cycle with its exchange */
+        cuda_frames_before_write(cb->frames, cb->cur ^ 1);
         cudaEvent_t *timed = cuda_times_sample(cb->times, ends);
         if (cb->graphs && !timed) /* depth 1: n == valid == 1 */
             replay_pass(cb);
@@ -186,6 +177,53 @@ static void cuda_advance(void *impl, int64_t generations) {
         for (int64_t i = 0; i < n; i++) cuda_watch_generation(cb->watch);
     }
     cuda_times_advance_end(cb->times, t, cb->compute);
+}
+
+/* One pass of n generations (n <= valid, n <= pass_max) from buffer p into p ^ 1, valid halo
+ * rows a side at its start (core/depth.h's gol_pass). A pass that does not end the cycle, or has
+ * no neighbour, is one launch of every row on the compute stream, after the last exchange (it
+ * reads the halo rows). A pass that ends the cycle (n == valid) splits (cuda_pass_split): fork;
+ * the edge bands on the comm stream, then their exchange; the interior on the compute stream,
+ * queued before the exchange and waiting for neither; the compute stream then joins the bands
+ * only, so the next pass's interior never waits for this exchange. Capturable when the halo mode
+ * is and timed is NULL. */
+static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEvent_t *timed) {
+    const gol_pass ps = {.rows = cb->slab.rows, .valid = valid, .gens = n,
+                         .dead_top = cb->slab.up < 0, .dead_bottom = cb->slab.down < 0, .tile = 0};
+    if (n < valid || (ps.dead_top && ps.dead_bottom)) {
+        join_halo(cb);
+        pass_rows(cb, p, pass_whole_rows(&ps, n), n, cb->compute);
+        if (n == valid) exchange_halo(cb, p ^ 1, timed); /* no neighbour: nothing moves */
+        return;
+    }
+    const cuda_pass_rows split = cuda_pass_split(&ps, cb->depth);
+    fork_comm(cb);
+    if (split.edges)
+        launch_life_edges(cb->grid, row_ptr(cb, p, 0), row_ptr(cb, p ^ 1, 0), cb->comm);
+    else
+        for (int side = 0; side < 2; side++) pass_rows(cb, p, split.band[side], n, cb->comm);
+    CUDA_CHECK(cudaEventRecord(cb->bands_done, cb->comm));
+    /* queued before a host-side MPI exchange below, so the interior runs during it */
+    pass_rows(cb, p, split.interior, n, cb->compute);
+    exchange_halo(cb, p ^ 1, timed);
+    join_comm(cb);
+}
+
+/* Depth 1's pass from buffer p, for the capture (kernels/cuda_graph.h): joined back whole, as a
+ * capture must end, so a replay is ordered after the last one's exchange. */
+static void capture_pass(void *impl, int p) {
+    enqueue_pass(impl, p, 1, 1, NULL);
+    join_halo(impl);
+}
+
+/* Depth 1's pass from the current buffer, replayed from the graph captured at create: the same
+ * fork, edges, exchange, interior and join as enqueue_pass, in one launch, after the last eager
+ * exchange (the graph's bands run on lanes of their own). Its exchange counts as posted (the
+ * watchdog's needs). */
+static void replay_pass(cuda_backend *cb) {
+    join_halo(cb);
+    cuda_graphs_replay(cb->graphs, cb->cur, cb->compute);
+    halo_replayed(cb->halo);
 }
 
 /* ---- Create ---- */
@@ -224,6 +262,7 @@ static void create_streams(cuda_backend *cb) {
     trace_name_stream(cb->compute, "compute");
     trace_name_stream(cb->comm, "comm");
     CUDA_CHECK(cudaEventCreateWithFlags(&cb->fork, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&cb->bands_done, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&cb->halo_done, cudaEventDisableTiming));
 }
 
@@ -252,15 +291,68 @@ static cuda_frames *create_frames(cuda_backend *cb, const gol_plan *plan) {
     return cuda_frames_create(&cb->slab, stage, cb->compute, cb->watch, &cb->mem);
 }
 
+/* Full cycles from the current buffer, every pass eager (the shape's timing). */
+static void run_cycles(cuda_backend *cb, int64_t cycles) {
+    for (int64_t c = 0; c < cycles; c++)
+        for (int64_t valid = cb->depth; valid > 0; cb->cur ^= 1) {
+            int n = (int)(valid < cb->pass_max ? valid : cb->pass_max);
+            enqueue_pass(cb, cb->cur, n, valid, NULL);
+            valid -= n;
+        }
+}
+
+/* kernels/shape_choice.h's timer: seconds a generation of `shape` on this rank's slab, on
+ * whatever the buffers hold (zeroed at create, zeroed again after the choice): one full cycle to
+ * warm up, then at least SHAPE_CHOICE_TIMED_GENS generations of full cycles between two events
+ * on the compute stream, every pass eager, each exchange included (so collective: every rank
+ * times the same shapes in the same order). The shape in use is left as it was. */
+static double cuda_time_shape(void *ctx, int shape) {
+    cuda_backend *cb = ctx;
+    const int kept = cb->shape;
+    const int64_t cycles = (SHAPE_CHOICE_TIMED_GENS + cb->depth - 1) / cb->depth;
+    cudaEvent_t ev[2];
+    for (int i = 0; i < 2; i++) CUDA_CHECK(cudaEventCreate(&ev[i]));
+    use_shape(cb, shape);
+    run_cycles(cb, 1);
+    join_halo(cb);
+    CUDA_CHECK(cudaEventRecord(ev[0], cb->compute));
+    run_cycles(cb, cycles);
+    join_halo(cb); /* the last exchange is part of the time */
+    CUDA_CHECK(cudaEventRecord(ev[1], cb->compute));
+    cuda_watch_wait_event(cb->watch, ev[1], "timing a kernel shape", cuda_watch_posted(cb->watch));
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    for (int i = 0; i < 2; i++) CUDA_CHECK(cudaEventDestroy(ev[i]));
+    use_shape(cb, kept);
+    return 1e-3 * ms / (double)(cycles * cb->depth);
+}
+
+/* THE PLACE FOR THE RUN-TIME CHOICE (kernels/shape_choice.h), after the warm-up and before the
+ * capture. Until shape_choice.c is built, the shape is --kernel's, or baseline for auto:
+ *     shape_choice_gpu gpu;
+ *     shape_choice_gpu_of(cb->device, &gpu);
+ *     cb->choice = shape_choice_make(plan, cfg, comm, &gpu, cuda_time_shape, cb);
+ *     use_shape(cb, cb->choice.shape); */
+static void choose_shape(cuda_backend *cb, const gol_plan *plan, const gol_config *cfg,
+                         MPI_Comm comm) {
+    (void)cfg, (void)comm, (void)cuda_time_shape;
+    use_shape(cb, plan->kernel_shape >= 0 ? plan->kernel_shape : GOL_SHAPE_BASELINE);
+}
+
 /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture or a
  * timed region, and which the halo mode bounds by --timeout (a peer that never posts its first
- * exchange aborts every rank). Both parities, twice, on the all-dead grid. Then, at depth 1 with
- * a capturable mode and graphs on, the capture of both passes (kernels/cuda_graph.h). */
-static void warm_up_and_capture(cuda_backend *cb, const gol_config *cfg) {
-    if (!halo_capturable(cb->halo) && !halo_sampled(cb->halo)) return;
-    for (int i = 0; i < 4; i++)
-        enqueue_pass(cb, i & 1, cycle_last_pass(cb), cycle_last_pass(cb), NULL);
-    wait_stream(cb, cb->compute, "the warm-up exchanges");
+ * exchange aborts every rank). Both parities, twice, on the all-dead grid. Then the kernel's
+ * shape (choose_shape, which may time each on these buffers), and, at depth 1 with a capturable
+ * mode and graphs on, the capture of both passes (kernels/cuda_graph.h). */
+static void warm_up_and_capture(cuda_backend *cb, const gol_plan *plan, const gol_config *cfg,
+                                MPI_Comm comm) {
+    if (halo_capturable(cb->halo) || halo_sampled(cb->halo)) {
+        for (int i = 0; i < 4; i++)
+            enqueue_pass(cb, i & 1, cycle_last_pass(cb), cycle_last_pass(cb), NULL);
+        join_halo(cb);
+        wait_stream(cb, cb->compute, "the warm-up exchanges");
+    }
+    choose_shape(cb, plan, cfg, comm);
     /* a rule with B0 makes cells out of nothing: start load from clean buffers anyway */
     int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++)
@@ -288,7 +380,8 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
     cuda_watch_set_halo(cb->watch, cb->halo);
     cb->times = cuda_times_create(cb->halo, cb->depth, cb->watch);
     wait_stream(cb, cb->compute, "zeroing the grid buffers");
-    warm_up_and_capture(cb, cfg); /* warm-up exchanges, then graphs where the mode allows */
+    /* collective: warm-up exchanges, the kernel's shape, then graphs where the mode allows */
+    warm_up_and_capture(cb, plan, cfg, comm);
     return cb;
 }
 
@@ -298,8 +391,8 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
  * exchanges the rows it has just computed, so a new state needs its own halo rows. */
 static void finish_load(cuda_backend *cb, const char *what) {
     fork_comm(cb);
-    exchange_halo(cb, cb->cur);
-    join_comm(cb);
+    exchange_halo(cb, cb->cur, NULL);
+    join_halo(cb);
     wait_stream(cb, cb->compute, what);
     cuda_times_loaded(cb->times);
     cb->valid = cb->depth; /* a full cycle before the next exchange */
@@ -308,6 +401,7 @@ static void finish_load(cuda_backend *cb, const char *what) {
 static void cuda_load(void *impl, const uint64_t *rows_h) {
     cuda_backend *cb = impl;
     cuda_frames_before_write(cb->frames, cb->cur);
+    join_halo(cb); /* the last exchange sends rows the load overwrites */
     /* rows_h is pageable: the copy may wait on the stream's work with no deadline, so that work
      * is waited for first, polling */
     wait_stream(cb, cb->compute, "the generations before a load");
@@ -322,6 +416,7 @@ static void cuda_load(void *impl, const uint64_t *rows_h) {
 static void cuda_init_random(void *impl, uint64_t seed, double density) {
     cuda_backend *cb = impl;
     cuda_frames_before_write(cb->frames, cb->cur);
+    join_halo(cb); /* the last exchange sends rows this overwrites */
     launch_init_random(init_run_key(seed), init_threshold(density), cb->slab.row0, cb->slab.rows,
                        cb->slab.width, cb->row_words, row_ptr(cb, cb->cur, 0), cb->compute);
     finish_load(cb, "the random start");
@@ -415,6 +510,7 @@ static void cuda_destroy(void *impl) {
     CUDA_CHECK(cudaFreeHost(cb->pop_h));
     cuda_watch_destroy(cb->watch);
     CUDA_CHECK(cudaEventDestroy(cb->fork));
+    CUDA_CHECK(cudaEventDestroy(cb->bands_done));
     CUDA_CHECK(cudaEventDestroy(cb->halo_done));
     CUDA_CHECK(cudaStreamDestroy(cb->compute));
     CUDA_CHECK(cudaStreamDestroy(cb->comm));

@@ -165,8 +165,11 @@ golmpi_mutant(nccl_recv_order halo/halo_nccl.c "ncclRecv(top_d, count, ncclUint6
 set(small --width 131 --height 37 --steps 24 --seed 5 --boundary torus)
 golmpi_mutation_test(pass_join pass_join RANKS 2 ARGS ${small} --save-every 3 --halo nccl
   --halo-depth 2)
-# the same join, at depth 1 with graphs: the capture ends with the comm stream unjoined
-golmpi_mutation_test(capture_join pass_join RANKS 1 ARGS ${small} --save-every 3 --halo nccl
+# the join that ends depth 1's capture: the capture ends with the comm stream unjoined
+golmpi_mutant(capture_join kernels/backend_cuda.c
+  "    enqueue_pass(impl, p, 1, 1, NULL)\\x3b\\n    join_halo(impl)\\x3b"
+  "    enqueue_pass(impl, p, 1, 1, NULL)\\x3b")
+golmpi_mutation_test(capture_join capture_join RANKS 1 ARGS ${small} --save-every 3 --halo nccl
   --halo-depth 1)
 golmpi_mutation_test(pass_fork pass_fork RANKS 2 ARGS ${small} --save-every 3 --halo nccl
   --halo-depth 2)
@@ -245,33 +248,52 @@ if(TEST cudasim_mutation_abort_waits)
 endif()
 
 # A pass's dependency graph (tests/cudasim/test_pass_graph.py, on the trace of tests/cudasim/
-# sim_trace.c): eager passes of 8 generations with and without an exchange (depth 16: 8 then 8),
-# eager one-generation passes (depth 1, --no-graphs), and passes replayed from the graphs (depth
-# 1); the eager runs again with the fork and the join taken out, which the check must name.
+# sim_trace.c), on one rank: depth 16, a cycle of a pass of one launch then a split pass that
+# exchanges (8 and 8); depth 4, every pass split and exchanging; depth 1 eager (--no-graphs) and
+# replayed from the graphs. Then each edge the check asserts, taken out of the real code by a
+# mutant of its own, on the run that has that edge: the check must fail on that edge alone.
 set(pass_graph_grid --width 131 --height 40 --seed 5 --boundary torus --halo nccl)
-golmpi_test(cudasim_pass_graph_deep PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
-  COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
-          --expect exchange,quiet,eager ${pass_graph_grid} --halo-depth 16 --steps 32
-          --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-golmpi_test(cudasim_pass_graph_eager PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
-  COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
-          --expect exchange,eager ${pass_graph_grid} --halo-depth 1 --no-graphs --steps 8
-          --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
-golmpi_test(cudasim_pass_graph_replayed PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
-  COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
-          --expect exchange,graph ${pass_graph_grid} --halo-depth 1 --steps 8
-          --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+set(pass_graph_deep --expect exchange,quiet,eager ${pass_graph_grid} --halo-depth 16 --steps 32)
+set(pass_graph_split --expect exchange,eager ${pass_graph_grid} --halo-depth 4 --steps 32)
+set(pass_graph_eager --expect exchange,eager ${pass_graph_grid} --halo-depth 1 --no-graphs
+  --steps 8)
+set(pass_graph_replayed --expect exchange,graph ${pass_graph_grid} --halo-depth 1 --steps 8)
+foreach(run deep split eager replayed)
+  golmpi_test(cudasim_pass_graph_${run} PYTHON ONE_THREAD TIMEOUT 300 LABELS "gpu;sim"
+    COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
+            ${pass_graph_${run}} --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
+endforeach()
+# (pass_fork, pass_join and graph_eager are defined above)
 # the interior made to wait for its own pass's bands: no race, every frame right, only slower;
 # the race check cannot see it, the dependency graph must
 golmpi_mutant(interior_waits kernels/backend_cuda.c
   "    /* queued before a host-side MPI exchange below"
   "    join_comm(cb)\\x3b\\n    /* queued before a host-side MPI exchange below")
-foreach(m "pass_join;join" "pass_fork;fork" "interior_waits;interior||edges")
+# a pass of one launch not waiting for the exchange whose halo rows it reads
+golmpi_mutant(halo_join kernels/backend_cuda.c
+  "        join_halo(cb)\\x3b\\n        pass_rows(cb, p, pass_whole_rows"
+  "        pass_rows(cb, p, pass_whole_rows")
+# the compute stream joining the exchange at a pass's end, not only the bands
+golmpi_mutant(join_exchange kernels/backend_cuda.c
+  "    CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->bands_done, 0))\\x3b"
+  "    CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->halo_done, 0))\\x3b")
+# every pass split, bands on the comm stream, whether it exchanges or not
+golmpi_mutant(split_quiet kernels/backend_cuda.c
+  "    if (n < valid || (ps.dead_top && ps.dead_bottom)) {"
+  "    if (ps.dead_top && ps.dead_bottom) {"
+  "    exchange_halo(cb, p ^ 1, timed)\\x3b\\n    join_comm(cb)\\x3b"
+  "    if (n == valid) exchange_halo(cb, p ^ 1, timed)\\x3b\\n    join_comm(cb)\\x3b")
+# the pass that exchanges run as one launch on the compute stream, its bands not ahead
+golmpi_mutant(whole_ending kernels/backend_cuda.c
+  "    if (n < valid || (ps.dead_top && ps.dead_bottom)) {" "    if (1) {")
+foreach(m "pass_fork;fork;deep" "halo_join;join-halo;deep" "split_quiet;one-launch;deep"
+          "whole_ending;split;deep" "pass_join;join;split" "join_exchange;join-only;split"
+          "interior_waits;interior;deep" "graph_eager;expect;replayed")
   list(GET m 0 mutant)
   list(GET m 1 edge)
-  golmpi_test(cudasim_pass_graph_${mutant} PYTHON ONE_THREAD TIMEOUT 600 LABELS "gpu;sim"
+  list(GET m 2 run)
+  golmpi_test(cudasim_pass_graph_${mutant} PYTHON ONE_THREAD TIMEOUT 300 LABELS "gpu;sim"
     COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
-            --mutant $<TARGET_FILE:golmpi_mut_${mutant}> --missing ${edge} --expect exchange,quiet
-            ${pass_graph_grid} --halo-depth 16 --steps 32
+            --mutant $<TARGET_FILE:golmpi_mut_${mutant}> --missing ${edge} ${pass_graph_${run}}
             --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
 endforeach()
