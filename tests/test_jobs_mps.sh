@@ -103,21 +103,32 @@ run_case() {
     awk '$1 == "start" { print $2 }' "$dir/log" >>"$TMP/pids"
 }
 count() { grep -c "$1" "$TMP/$2/log"; }
-# want_mps NAME RANKS: one daemon started and quit, in the launch's own directory under the case's
-# TMPDIR; every rank found it answering; the daemon's process and directory gone after
+# launches NAME: the launches of golmpi the case's script made (its "+ ... golmpi ..." lines:
+# scaling.sbatch launches a point's --tune run before it); 1 where it printed none
+launches() {
+    local n
+    n=$(grep -c '^+ .* golmpi ' "$TMP/$1.out" 2>/dev/null) || n=0
+    ((n > 0)) || n=1
+    echo "$n"
+}
+# want_mps NAME RANKS: one daemon a launch started and quit, in the launch's own directory under
+# the case's TMPDIR; every rank found its launch's answering; each daemon's process and directory
+# gone after
 want_mps() {
-    local log=$TMP/$1/log pid
-    [[ $(count '^start ' "$1") == 1 && $(count '^quit ' "$1") == 1 ]] ||
-        fail "$1: want one daemon started and stopped; the log: $(cat "$log"; tail -n 20 "$TMP/$1.out")"
-    [[ $(count "^rank mps-on $TMP/$1/tmp/golmpi-mps\.[^ ]*/pipe$" "$1") == "$2" ]] ||
-        fail "$1: want $2 ranks served by the launch's own daemon; the log: $(cat "$log")"
-    pid=$(awk '$1 == "start" { print $2 }' "$log")
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done # it answers, then ends
-    ! kill -0 "$pid" 2>/dev/null || fail "$1: the daemon ($pid) still runs after the job"
+    local log=$TMP/$1/log pid n
+    n=$(launches "$1")
+    [[ $(count '^start ' "$1") == "$n" && $(count '^quit ' "$1") == "$n" ]] ||
+        fail "$1: want $n daemon(s) started and stopped, one a launch; the log: $(cat "$log"; tail -n 20 "$TMP/$1.out")"
+    [[ $(count "^rank mps-on $TMP/$1/tmp/golmpi-mps\.[^ ]*/pipe$" "$1") == $(($2 * n)) ]] ||
+        fail "$1: want $2 ranks a launch served by the launch's own daemon; the log: $(cat "$log")"
+    for pid in $(awk '$1 == "start" { print $2 }' "$log"); do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done # it answers, then ends
+        ! kill -0 "$pid" 2>/dev/null || fail "$1: the daemon ($pid) still runs after the job"
+    done
     [[ -z "$(ls "$TMP/$1/tmp" | grep golmpi-mps)" ]] || fail "$1: its directory left behind"
 }
-want_none() { # want_none NAME RANKS: no daemon started, every rank without one
-    [[ $(count '^start ' "$1") == 0 && $(count '^rank mps-off$' "$1") == "$2" ]] ||
+want_none() { # want_none NAME RANKS: no daemon started, every rank of every launch without one
+    [[ $(count '^start ' "$1") == 0 && $(count '^rank mps-off$' "$1") == $(($2 * $(launches "$1"))) ]] ||
         fail "$1: want no MPS; exit $RC; the log: $(cat "$TMP/$1/log"; tail -n 20 "$TMP/$1.out")"
 }
 
@@ -170,10 +181,12 @@ for script in "$@"; do
     # a daemon the user points to with CUDA_MPS_PIPE_DIRECTORY, answering: used and left running
     mkdir -p "$TMP/user/pipe"
     CUDA_MPS_PIPE_DIRECTORY=$TMP/user/pipe MPS_STANDIN_LOG=$TMP/user.log "$TMP/bin/nvidia-cuda-mps-control" -d
+    # (-d returns before the daemon listens and logs its start: its id, for the exit, once logged)
+    for _ in $(seq 100); do [[ -s "$TMP/user.log" ]] && break; sleep 0.1; done
     awk '{ print $2 }' "$TMP/user.log" >>"$TMP/pids"
     run_case "$s-user" "$script" 4 1 "$TMP/bin" CUDA_MPS_PIPE_DIRECTORY="$TMP/user/pipe" --
     [[ $RC == 0 && $(count '^start ' "$s-user") == 0 &&
-        $(count "^rank mps-on $TMP/user/pipe$" "$s-user") == 4 ]] ||
+        $(count "^rank mps-on $TMP/user/pipe$" "$s-user") == $((4 * $(launches "$s-user"))) ]] ||
         fail "$s: the user's daemon: exit $RC, the log: $(cat "$TMP/$s-user/log")"
     CUDA_MPS_PIPE_DIRECTORY=$TMP/user/pipe "$TMP/bin/nvidia-cuda-mps-control" <<<get_server_list >/dev/null ||
         fail "$s: the user's daemon was stopped"
