@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference  # noqa: E402
 
-WIDTH, HEIGHT, STEPS, EVERY, SEED, DENSITY = 200, 96, 40, 8, 5, 0.4
+WIDTH, HEIGHT, STEPS, EVERY, SEED, DENSITY = 200, 96, 32, 8, 5, 0.4
 
 
 def shapes(golmpi):

@@ -18,7 +18,7 @@ static char dir[256], path[300];
 
 static char *slurp(const char *p) {
     FILE *f = fopen(p, "rb");
-    if (!f) return NULL;
+    if (!f) return strdup(""); /* fails the checks, not the test program */
     static char buf[1 << 20];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
