@@ -1,8 +1,8 @@
 #include "kernels/shape_model.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/depth.h"
@@ -104,12 +104,12 @@ static int blocks_per_sm(const shape_model_gpu *gpu, int regs, int warps_block) 
  * busiest SM, wave after wave; each wave as long as its warps' chain issued at the slower of a
  * lone warp's rate and the schedulers' shared rate. whole_waves: golmpi's grid is whole waves
  * (gol_deep_geometry); otherwise the last wave's share counts as a fraction. */
-static double launch_seconds(const shape_model_gpu *gpu, double sms, int64_t warps,
-                             int warps_block, int blocks_sm, double insts, int whole_waves) {
+static double launch_seconds(const shape_model_gpu *gpu, double sms, int64_t warps, int warps_block,
+                             int blocks_sm, double insts, int whole_waves) {
     if (warps <= 0 || insts <= 0) return 0;
     if (blocks_sm < 1) blocks_sm = 1;
     const double slots = (double)blocks_sm * warps_block * sms; /* warps resident at once */
-    double per_sm = ceil((double)warps / sms);                 /* warps the busiest SM takes */
+    double per_sm = ceil((double)warps / sms);                  /* warps the busiest SM takes */
     double waves = 1, resident = per_sm;
     if (per_sm > (double)blocks_sm * warps_block) {
         resident = (double)blocks_sm * warps_block;
@@ -125,8 +125,7 @@ static double deep_seconds(const shape_model_gpu *gpu, const gol_cuda_grid *g, g
                            int shape, int ranks, int conway, shape_model_guess *first) {
     if (r.lo >= r.hi) return 0;
     const int ragged = gol_deep_ragged(g);
-    const shape_model_instance *in =
-        shape_model_instance_find(gpu->cc, n, conway, ragged, shape);
+    const shape_model_instance *in = shape_model_instance_find(gpu->cc, n, conway, ragged, shape);
     if (!in) return -1;
     const int bsm = blocks_per_sm(gpu, in->regs, GOL_DEEP_WARPS);
     const int64_t resident = gol_resident_share((int64_t)bsm * gpu->sms, ranks);
@@ -159,8 +158,11 @@ shape_model_guess shape_model_predict(const shape_model_gpu *gpu, const shape_mo
     double cycle_s = 0;
     for (int64_t valid = depth; valid > 0;) {
         const int n = (int)(valid < gens_max ? valid : gens_max);
-        const gol_pass ps = {.rows = slab->rows, .valid = valid, .gens = n,
-                             .dead_top = slab->dead_top != 0, .dead_bottom = slab->dead_bottom != 0,
+        const gol_pass ps = {.rows = slab->rows,
+                             .valid = valid,
+                             .gens = n,
+                             .dead_top = slab->dead_top != 0,
+                             .dead_bottom = slab->dead_bottom != 0,
                              .tile = 0};
         double t;
         if (n < valid || (ps.dead_top && ps.dead_bottom)) {
@@ -168,12 +170,12 @@ shape_model_guess shape_model_predict(const shape_model_gpu *gpu, const shape_mo
                              &out);
         } else {
             const cuda_pass_rows c = cuda_pass_split(&ps, depth);
-            const double in = deep_seconds(gpu, &g, c.interior, n, shape, slab->ranks,
-                                           slab->conway, &out);
-            const double b0 = deep_seconds(gpu, &g, c.band[0], n, shape, slab->ranks, slab->conway,
-                                           NULL);
-            const double b1 = deep_seconds(gpu, &g, c.band[1], n, shape, slab->ranks, slab->conway,
-                                           NULL);
+            const double in =
+                deep_seconds(gpu, &g, c.interior, n, shape, slab->ranks, slab->conway, &out);
+            const double b0 =
+                deep_seconds(gpu, &g, c.band[0], n, shape, slab->ranks, slab->conway, NULL);
+            const double b1 =
+                deep_seconds(gpu, &g, c.band[1], n, shape, slab->ranks, slab->conway, NULL);
             t = in < 0 || b0 < 0 || b1 < 0 ? -1 : fmax(in, b0 + b1);
         }
         if (t < 0) return out; /* an instance the table lacks: unusable */
@@ -210,7 +212,7 @@ int shape_model_rank(const shape_model_gpu *gpu, const shape_model_slab *slab,
 double shape_model_foreign_rate(const shape_model_gpu *gpu, const shape_model_foreign *k) {
     const int wb = k->warps_block > 0 ? k->warps_block : 1;
     const int bsm = blocks_per_sm(gpu, k->regs, wb);
-    const double t = launch_seconds(gpu, gpu->sms, k->warps, wb, bsm,
-                                    k->insts_step * (double)k->steps, 0);
+    const double t =
+        launch_seconds(gpu, gpu->sms, k->warps, wb, bsm, k->insts_step * (double)k->steps, 0);
     return t > 0 ? k->cells * k->gens / (t + gpu->pass_s) : 0;
 }

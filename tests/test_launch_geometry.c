@@ -3,9 +3,10 @@
  * pass) at halo depths 1..GOL_DEEP_MAX, torus and dead, on grids of 4096^2 to 131072^2 and the
  * slabs 16384 x 4096 and 16384 x 1024, for devices holding 1 to 16 deep blocks an SM of 114 or 132
  * SMs, and every shape at the launch share gol_resident_share gives each of 1-4 ranks under MPS at
- * the registers the build gives its instance (check_shares). Each launch: within CUDA's limits; its items (interior chunks, deep tiles of strips, lanes'
- * words) cover every row and word of its range exactly once, as the kernels' own item maps place
- * them; a deep tile reads no row past the halo. A pass's launches together are its rows.
+ * the registers the build gives its instance (check_shares). Each launch: within CUDA's limits; its
+ * items (interior chunks, deep tiles of strips, lanes' words) cover every row and word of its range
+ * exactly once, as the kernels' own item maps place them; a deep tile reads no row past the halo. A
+ * pass's launches together are its rows.
  *
  *   test_launch_geometry [RESOURCES]
  * RESOURCES: the build's kernel resource table (cmake/kernel_resources.py); with it, the test also
@@ -254,13 +255,16 @@ static void check_shares(void) {
                                     if (n > gol_shapes[shape].gens_max) continue;
                                     const shape_model_instance *in =
                                         shape_model_instance_find(90, n, conway, ragged, shape);
-                                    EXPECT(in != NULL, "deep_kernel<%d, %d, %d, %d>: not in the "
-                                           "build table", n, conway, ragged, shape);
+                                    EXPECT(in != NULL,
+                                           "deep_kernel<%d, %d, %d, %d>: not in the "
+                                           "build table",
+                                           n, conway, ragged, shape);
                                     if (!in) continue;
-                                    const int64_t device = sms[m] * sm90_blocks_per_sm(in->regs,
-                                                           32 * GOL_DEEP_WARPS);
+                                    const int64_t device =
+                                        sms[m] * sm90_blocks_per_sm(in->regs, 32 * GOL_DEEP_WARPS);
                                     const int64_t share = gol_resident_share(device, ranks);
-                                    EXPECT(share * ranks >= device && share * ranks < device + ranks,
+                                    EXPECT(share * ranks >= device &&
+                                               share * ranks < device + ranks,
                                            "%d ranks' shares of %lld blocks: %lld each", ranks,
                                            (long long)device, (long long)share);
                                     snprintf(where, sizeof where,

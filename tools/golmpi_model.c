@@ -140,20 +140,34 @@ static int parse(int argc, char **argv, model_args *a) {
         if (!v) return usage("an option without its value");
         int64_t n = 0;
         i++;
-        if (strcmp(o, "--gpu") == 0) a->gpu = v;
-        else if (strcmp(o, "--kernel") == 0) a->kernel = v;
-        else if (strcmp(o, "--boundary") == 0) a->boundary = v;
-        else if (strcmp(o, "--rule") == 0) a->rule = v;
-        else if (strcmp(o, "--foreign") == 0) a->foreign = v;
-        else if (strcmp(o, "--check") == 0) a->check = v;
-        else if (strcmp(o, "--bound") == 0) a->bound = atof(v);
-        else if (strcmp(o, "--peer-bound") == 0) a->peer_bound = atof(v);
-        else if (!parse_i64(v, &n)) return usage("a size, depth or rank count is not a positive integer");
-        else if (strcmp(o, "--width") == 0) a->width = n;
-        else if (strcmp(o, "--height") == 0) a->height = n;
-        else if (strcmp(o, "--depth") == 0 && n <= 64) a->depth = (int)n;
-        else if (strcmp(o, "--ranks") == 0 && n <= 64) a->ranks = (int)n;
-        else return usage("unknown option, or a value out of range");
+        if (strcmp(o, "--gpu") == 0)
+            a->gpu = v;
+        else if (strcmp(o, "--kernel") == 0)
+            a->kernel = v;
+        else if (strcmp(o, "--boundary") == 0)
+            a->boundary = v;
+        else if (strcmp(o, "--rule") == 0)
+            a->rule = v;
+        else if (strcmp(o, "--foreign") == 0)
+            a->foreign = v;
+        else if (strcmp(o, "--check") == 0)
+            a->check = v;
+        else if (strcmp(o, "--bound") == 0)
+            a->bound = atof(v);
+        else if (strcmp(o, "--peer-bound") == 0)
+            a->peer_bound = atof(v);
+        else if (!parse_i64(v, &n))
+            return usage("a size, depth or rank count is not a positive integer");
+        else if (strcmp(o, "--width") == 0)
+            a->width = n;
+        else if (strcmp(o, "--height") == 0)
+            a->height = n;
+        else if (strcmp(o, "--depth") == 0 && n <= 64)
+            a->depth = (int)n;
+        else if (strcmp(o, "--ranks") == 0 && n <= 64)
+            a->ranks = (int)n;
+        else
+            return usage("unknown option, or a value out of range");
     }
     if (strcmp(a->boundary, "torus") && strcmp(a->boundary, "dead"))
         return usage("--boundary is torus or dead");
@@ -161,7 +175,11 @@ static int parse(int argc, char **argv, model_args *a) {
 }
 
 int main(int argc, char **argv) {
-    model_args a = {.boundary = "dead", .kernel = "auto", .depth = 16, .ranks = 1, .bound = 15,
+    model_args a = {.boundary = "dead",
+                    .kernel = "auto",
+                    .depth = 16,
+                    .ranks = 1,
+                    .bound = 15,
                     .peer_bound = 25};
     int rc = parse(argc, argv, &a);
     if (rc) return rc;
