@@ -52,6 +52,7 @@ typedef struct cuda_backend {
     int device;
     int launch_ranks; /* ranks running kernels on this GPU side by side (MPS) */
     int shape;        /* the multi-generation kernel's shape (kernels/life_geometry.h) */
+    shape_choice_result choice; /* the shape create chose, and why (kernels/shape_choice.h) */
     int pass_max;     /* generations a pass at most: the shape's gens_max */
     int64_t depth;    /* k: halo rows a side, exchanged every k generations */
 
@@ -327,16 +328,15 @@ static double cuda_time_shape(void *ctx, int shape) {
     return 1e-3 * ms / (double)(cycles * cb->depth);
 }
 
-/* THE PLACE FOR THE RUN-TIME CHOICE (kernels/shape_choice.h), after the warm-up and before the
- * capture. Until shape_choice.c is built, the shape is --kernel's, or baseline for auto:
- *     shape_choice_gpu gpu;
- *     shape_choice_gpu_of(cb->device, &gpu);
- *     cb->choice = shape_choice_make(plan, cfg, comm, &gpu, cuda_time_shape, cb);
- *     use_shape(cb, cb->choice.shape); */
+/* The run-time choice of the kernel's shape (kernels/shape_choice.h: --kernel's, the wisdom's,
+ * timed here with cuda_time_shape, or the model's), after the warm-up and before the capture.
+ * Collective: it may time every shape, exchanges included. */
 static void choose_shape(cuda_backend *cb, const gol_plan *plan, const gol_config *cfg,
                          MPI_Comm comm) {
-    (void)cfg, (void)comm, (void)cuda_time_shape;
-    use_shape(cb, plan->kernel_shape >= 0 ? plan->kernel_shape : GOL_SHAPE_BASELINE);
+    shape_choice_gpu gpu;
+    shape_choice_gpu_of(cb->device, &gpu);
+    cb->choice = shape_choice_make(plan, cfg, comm, &gpu, cuda_time_shape, cb);
+    use_shape(cb, cb->choice.shape);
 }
 
 /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture or a
@@ -368,6 +368,7 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
     init_geometry(cb, slab);
     cb->depth = plan->depth;
     cb->launch_ranks = cuda_launch_ranks(&plan->gpu);
+    /* the warm-up's shape: --kernel's, or baseline until choose_shape */
     use_shape(cb, plan->kernel_shape >= 0 ? plan->kernel_shape : GOL_SHAPE_BASELINE);
     cb->device = device_select(comm); /* this rank's GPU, before anything touches one */
     create_streams(cb);               /* compute, comm (higher priority), fork and join */
@@ -517,6 +518,11 @@ static void cuda_destroy(void *impl) {
     free(cb);
 }
 
+static const struct shape_choice_result *cuda_shape_choice(const void *impl) {
+    const cuda_backend *cb = impl;
+    return &cb->choice;
+}
+
 /* Depth 1 runs the one-generation kernels, a deeper halo the multi-generation kernel. */
 static const char *cuda_kernel(const void *impl) {
     const cuda_backend *c = impl;
@@ -542,5 +548,6 @@ const gol_backend_ops gol_backend_cuda_ops = {
     .chunk_begin = cuda_chunk_begin,
     .chunk_times = cuda_chunk_times,
     .kernel = cuda_kernel,
+    .shape_choice = cuda_shape_choice,
     .destroy = cuda_destroy,
 };
