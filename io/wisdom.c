@@ -15,13 +15,15 @@
 #include "core/poll.h"
 
 #define WISDOM_TAG "wisdom1"
-#define WISDOM_LOCK_WAIT_S 30.0 /* another job's merge takes milliseconds; a hung one is skipped */
+#define WISDOM_LOCK_WAIT_S 30.0 /* another job's merge takes milliseconds; a hung one is skipped   \
+                                 */
 #define WISDOM_FILE_MAX (16 << 20)
 
 enum { F_WHERE, F_WHAT, F_WEIGHT, F_VALUE, N_FIELDS };
 typedef enum { LINE_OK, LINE_CORRUPT, LINE_OTHER } line_kind;
 
-static void notice_add(wisdom_notice *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notice_add(wisdom_notice *n, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Each fault once: a line already there is not added again (a read and a write of one run). */
 static void notice_add(wisdom_notice *n, const char *fmt, ...) {
     char line[1024];
@@ -40,11 +42,16 @@ bool wisdom_path(const char *option, char *path, size_t len) {
     if (option && strcmp(option, "off") == 0) return false;
     const char *env = getenv("GOLMPI_WISDOM"), *cache = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
-    if (option && *option) snprintf(path, len, "%s", option);
-    else if (env && *env) snprintf(path, len, "%s", env);
-    else if (cache && *cache) snprintf(path, len, "%s/golmpi/wisdom", cache);
-    else if (home && *home) snprintf(path, len, "%s/.cache/golmpi/wisdom", home);
-    else return false;
+    if (option && *option)
+        snprintf(path, len, "%s", option);
+    else if (env && *env)
+        snprintf(path, len, "%s", env);
+    else if (cache && *cache)
+        snprintf(path, len, "%s/golmpi/wisdom", cache);
+    else if (home && *home)
+        snprintf(path, len, "%s/.cache/golmpi/wisdom", home);
+    else
+        return false;
     return true;
 }
 
@@ -56,7 +63,8 @@ void wisdom_field(const char *s, char *out, size_t len) {
 
 static uint32_t fnv1a(const char *s, size_t n) {
     uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
     return h;
 }
 
@@ -80,7 +88,7 @@ static char *read_all(const char *path) {
 static line_kind parse_line(char *line, char *field[N_FIELDS]) {
     if (strncmp(line, WISDOM_TAG "\t", strlen(WISDOM_TAG) + 1) != 0)
         return strncmp(line, "wisdom", 6) == 0 && line[6] >= '2' && line[6] <= '9' ? LINE_OTHER
-                                                                                    : LINE_CORRUPT;
+                                                                                   : LINE_CORRUPT;
     char *sum = strstr(line, "\tfnv=");
     if (!sum) return LINE_CORRUPT;
     char *end = NULL;
@@ -155,8 +163,10 @@ bool wisdom_find(const char *path, const char *where, const char *what, char *va
     free(text);
     notice_corrupt(notice, path, c.corrupt);
     if (!c.found && c.foreign[0])
-        notice_add(notice, "wisdom: %s has a record for this run from another GPU or build "
-                   "(%s), ignored", path, c.foreign);
+        notice_add(notice,
+                   "wisdom: %s has a record for this run from another GPU or build "
+                   "(%s), ignored",
+                   path, c.foreign);
     return c.found;
 }
 
@@ -255,15 +265,16 @@ bool wisdom_put(const char *path, const char *const *where, const char *const *w
     bool ok = false;
     if (gol_poll_every(lock_taken, &fd, WISDOM_LOCK_WAIT_S, 0.01)) {
         bool kept[64] = {false};
-        merge_ctx c = {.where = where, .what = what, .n = n < 64 ? n : 64, .weight = weight,
-                       .kept = kept};
+        merge_ctx c = {
+            .where = where, .what = what, .n = n < 64 ? n : 64, .weight = weight, .kept = kept};
         ok = write_merged(path, tmp, &c, value);
-        if (!ok) notice_add(notice, "wisdom: %s not written (%s); left as it was", path,
-                            strerror(errno));
+        if (!ok)
+            notice_add(notice, "wisdom: %s not written (%s); left as it was", path,
+                       strerror(errno));
         notice_corrupt(notice, path, c.corrupt);
     } else {
-        notice_add(notice, "wisdom: %s stayed locked by another job for %.0f s; not written",
-                   lock, WISDOM_LOCK_WAIT_S);
+        notice_add(notice, "wisdom: %s stayed locked by another job for %.0f s; not written", lock,
+                   WISDOM_LOCK_WAIT_S);
     }
     close(fd); /* releases the lock */
     return ok;

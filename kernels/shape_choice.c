@@ -14,16 +14,19 @@
 
 #define NEVER 1e30 /* seconds a generation of a shape not timed, or not usable */
 
-static const char *const how_names[] = {
-    [SHAPE_CHOICE_ASKED] = "asked by --kernel", [SHAPE_CHOICE_WISDOM] = "wisdom",
-    [SHAPE_CHOICE_MEASURED] = "measured",       [SHAPE_CHOICE_TUNED] = "tuned",
-    [SHAPE_CHOICE_MODEL] = "model",             [SHAPE_CHOICE_UNUSED] = "not used at depth 1"};
+static const char *const how_names[] = {[SHAPE_CHOICE_ASKED] = "asked by --kernel",
+                                        [SHAPE_CHOICE_WISDOM] = "wisdom",
+                                        [SHAPE_CHOICE_MEASURED] = "measured",
+                                        [SHAPE_CHOICE_TUNED] = "tuned",
+                                        [SHAPE_CHOICE_MODEL] = "model",
+                                        [SHAPE_CHOICE_UNUSED] = "not used at depth 1"};
 
 const char *shape_choice_how_name(shape_choice_how how) { return how_names[how]; }
 
 static shape_choice_result result_of(int shape, shape_choice_how how) {
     shape_choice_result r = {.shape = shape, .how = how};
-    for (int s = 0; s < GOL_SHAPE_COUNT; s++) r.seconds[s] = -1.0;
+    for (int s = 0; s < GOL_SHAPE_COUNT; s++)
+        r.seconds[s] = -1.0;
     return r;
 }
 
@@ -52,20 +55,17 @@ typedef struct choice_key {
 static void key_of(const gol_plan *plan, const shape_choice_gpu *gpu, choice_key *k) {
     char name[256];
     wisdom_field(gpu->name, name, sizeof name);
-    snprintf(k->where, sizeof k->where,
-             "gpu=%s sms=%d cc=%d.%d driver=%d runtime=%d build=%s/%s", name, gpu->sms,
-             gpu->cc_major, gpu->cc_minor, gpu->driver, gpu->runtime, GOLMPI_VERSION,
-             GOLMPI_GIT_COMMIT);
+    snprintf(k->where, sizeof k->where, "gpu=%s sms=%d cc=%d.%d driver=%d runtime=%d build=%s/%s",
+             name, gpu->sms, gpu->cc_major, gpu->cc_minor, gpu->driver, gpu->runtime,
+             GOLMPI_VERSION, GOLMPI_GIT_COMMIT);
     const gol_slab *s = &plan->slab;
-    snprintf(k->what, sizeof k->what,
-             "width=%lld rows=%lld rule=%s boundary=%s depth=%lld share=%d",
-             (long long)s->width, (long long)s->rows,
-             gol_rule_is_conway(s->rule) ? "conway" : "other", config_boundary_name(s->boundary),
-             (long long)plan->depth, cuda_launch_ranks(&plan->gpu));
+    snprintf(
+        k->what, sizeof k->what, "width=%lld rows=%lld rule=%s boundary=%s depth=%lld share=%d",
+        (long long)s->width, (long long)s->rows, gol_rule_is_conway(s->rule) ? "conway" : "other",
+        config_boundary_name(s->boundary), (long long)plan->depth, cuda_launch_ranks(&plan->gpu));
 }
 
 /* ---- the model ---- */
-
 
 /* Each shape's predicted seconds a generation on the slowest rank (NEVER: no instance). */
 static void model_seconds(const gol_plan *plan, const shape_choice_gpu *gpu, MPI_Comm comm,
@@ -73,13 +73,18 @@ static void model_seconds(const gol_plan *plan, const shape_choice_gpu *gpu, MPI
     shape_model_gpu mg = shape_model_gpu_for(gpu->name, gpu->sms, gpu->clock_khz * 1e3,
                                              gpu->cc_major * 10 + gpu->cc_minor);
     const gol_slab *s = &plan->slab;
-    shape_model_slab ms = {.width = s->width, .rows = s->rows, .depth = (int)plan->depth,
+    shape_model_slab ms = {.width = s->width,
+                           .rows = s->rows,
+                           .depth = (int)plan->depth,
                            .torus = s->boundary == GOL_BOUNDARY_TORUS,
-                           .conway = gol_rule_is_conway(s->rule), .dead_top = s->up < 0,
-                           .dead_bottom = s->down < 0, .ranks = cuda_launch_ranks(&plan->gpu)};
+                           .conway = gol_rule_is_conway(s->rule),
+                           .dead_top = s->up < 0,
+                           .dead_bottom = s->down < 0,
+                           .ranks = cuda_launch_ranks(&plan->gpu)};
     shape_model_guess g[GOL_SHAPE_COUNT];
     double mine[GOL_SHAPE_COUNT];
-    for (int i = 0; i < GOL_SHAPE_COUNT; i++) mine[i] = NEVER;
+    for (int i = 0; i < GOL_SHAPE_COUNT; i++)
+        mine[i] = NEVER;
     int usable = shape_model_rank(&mg, &ms, g);
     for (int i = 0; i < usable; i++)
         if (g[i].gen_s > 0 && isfinite(g[i].gen_s)) mine[g[i].shape] = g[i].gen_s;
@@ -96,7 +101,8 @@ static int fastest(const double seconds[GOL_SHAPE_COUNT]) {
 
 /* The shapes to time: every one (--tune), or baseline and the model's SHAPE_CHOICE_FEW best of
  * the others. */
-static void candidates(const double model[GOL_SHAPE_COUNT], bool every, bool timed[GOL_SHAPE_COUNT]) {
+static void candidates(const double model[GOL_SHAPE_COUNT], bool every,
+                       bool timed[GOL_SHAPE_COUNT]) {
     double left[GOL_SHAPE_COUNT];
     for (int s = 0; s < GOL_SHAPE_COUNT; s++) {
         timed[s] = every || s == GOL_SHAPE_BASELINE;
@@ -145,8 +151,8 @@ static choice_key *gather_keys(const choice_key *mine, MPI_Comm comm, int *n) {
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
     MPI_CHECK(MPI_Comm_size(comm, n));
     choice_key *all = rank == 0 ? gol_xcalloc((size_t)*n, sizeof *all) : NULL;
-    MPI_CHECK(MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, 0,
-                         comm));
+    MPI_CHECK(
+        MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, 0, comm));
     return all;
 }
 
@@ -168,7 +174,7 @@ static void value_of(const shape_choice_result *r, char *v, size_t len) {
                                  shape_choice_how_name(r->how));
     for (int s = 0; s < GOL_SHAPE_COUNT && at < len; s++)
         at += r->seconds[s] >= 0 ? (size_t)snprintf(v + at, len - at, " %s=%.6e",
-                                                     gol_shapes[s].name, r->seconds[s])
+                                                    gol_shapes[s].name, r->seconds[s])
                                  : (size_t)snprintf(v + at, len - at, " %s=-", gol_shapes[s].name);
 }
 
@@ -180,8 +186,10 @@ static int parse_value(char *v, shape_choice_result *r) {
         if (!eq) continue;
         *eq = '\0';
         int s = gol_shape_find(tok);
-        if (!strcmp(tok, "shape")) shape = gol_shape_find(eq + 1);
-        else if (s >= 0 && strcmp(eq + 1, "-") != 0) r->seconds[s] = strtod(eq + 1, NULL);
+        if (!strcmp(tok, "shape"))
+            shape = gol_shape_find(eq + 1);
+        else if (s >= 0 && strcmp(eq + 1, "-") != 0)
+            r->seconds[s] = strtod(eq + 1, NULL);
     }
     return shape;
 }
@@ -193,8 +201,7 @@ static int wisdom_lookup(const char *path, choice_key *keys, int n, shape_choice
     for (int i = 0; i < n; i++) {
         char value[WISDOM_FIELD_MAX];
         shape_choice_result mine = result_of(GOL_SHAPE_BASELINE, SHAPE_CHOICE_WISDOM);
-        if (!wisdom_find(path, keys[i].where, keys[i].what, value, sizeof value, notice))
-            return -1;
+        if (!wisdom_find(path, keys[i].where, keys[i].what, value, sizeof value, notice)) return -1;
         int s = parse_value(value, &mine);
         if (s < 0 || (i > 0 && s != shape)) return -1;
         if (i == 0) *r = mine;
@@ -213,11 +220,13 @@ static void wisdom_record(const char *path, choice_key *keys, int n, const shape
                           const gol_config *cfg) {
     const char **where = gol_xcalloc((size_t)n, sizeof *where);
     const char **what = gol_xcalloc((size_t)n, sizeof *what);
-    for (int i = 0; i < n; i++) where[i] = keys[i].where, what[i] = keys[i].what;
+    for (int i = 0; i < n; i++)
+        where[i] = keys[i].where, what[i] = keys[i].what;
     char value[WISDOM_FIELD_MAX];
     value_of(r, value, sizeof value);
     int weight = 0;
-    for (int s = 0; s < GOL_SHAPE_COUNT; s++) weight += r->seconds[s] >= 0;
+    for (int s = 0; s < GOL_SHAPE_COUNT; s++)
+        weight += r->seconds[s] >= 0;
     wisdom_notice notice = {""};
     bool ok = wisdom_put(path, where, what, n, value, weight, &notice);
     say(cfg, &notice);
@@ -280,12 +289,14 @@ shape_choice_result shape_choice_make(const gol_plan *plan, const gol_config *cf
     candidates(model, cfg->tune, timed);
     if (!cfg->tune && !timing_pays(cfg, model, timed)) {
         r = result_of(fastest(model), SHAPE_CHOICE_MODEL);
-        for (int s = 0; s < GOL_SHAPE_COUNT; s++) r.seconds[s] = model[s] < NEVER ? model[s] : -1;
+        for (int s = 0; s < GOL_SHAPE_COUNT; s++)
+            r.seconds[s] = model[s] < NEVER ? model[s] : -1;
     } else {
         r = result_of(GOL_SHAPE_BASELINE, cfg->tune ? SHAPE_CHOICE_TUNED : SHAPE_CHOICE_MEASURED);
         measure(timed, time_shape, ctx, comm, r.seconds);
         double t[GOL_SHAPE_COUNT];
-        for (int s = 0; s < GOL_SHAPE_COUNT; s++) t[s] = r.seconds[s] >= 0 ? r.seconds[s] : NEVER;
+        for (int s = 0; s < GOL_SHAPE_COUNT; s++)
+            t[s] = r.seconds[s] >= 0 ? r.seconds[s] : NEVER;
         r.shape = fastest(t);
         if (rank == 0 && cfg->tune) print_table(plan, &r, model);
         if (rank == 0 && wise) wisdom_record(path, keys, n, &r, cfg);

@@ -36,9 +36,9 @@ enum {
 /* What the backend tells about its GPU: shape_choice_gpu_of's (kernels/shape_gpu.c, CUDA builds:
  * cudaGetDeviceProperties, cudaDeviceGetAttribute, cudaDriverGetVersion, cudaRuntimeGetVersion). */
 typedef struct shape_choice_gpu {
-    char name[256];      /* cudaDeviceProp.name: "NVIDIA H200" */
-    int sms;             /* multiProcessorCount */
-    int clock_khz;       /* cudaDevAttrClockRate; 0 when unknown */
+    char name[256]; /* cudaDeviceProp.name: "NVIDIA H200" */
+    int sms;        /* multiProcessorCount */
+    int clock_khz;  /* cudaDevAttrClockRate; 0 when unknown */
     int cc_major, cc_minor;
     int driver, runtime; /* cudaDriverGetVersion, cudaRuntimeGetVersion: 13000 */
 } shape_choice_gpu;

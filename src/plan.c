@@ -119,7 +119,7 @@ static plan_row *gather_rows(const gol_plan *plan, MPI_Comm comm, int rank, int 
 static const char *shape_plan_text(const gol_plan *plan) {
     if (plan->kernel_shape >= 0) return "asked by --kernel";
     if (plan->depth == 1) return "not used at depth 1";
-    return "auto: the wisdom's record for this GPU and slab; else timed on the GPU when that "
+    return "the wisdom's record for this GPU and slab; else timed on the GPU when that "
            "costs at most 1% of the run; else the model's";
 }
 

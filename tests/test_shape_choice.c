@@ -34,7 +34,8 @@ static double stand_in_timer(void *ctx, int shape) {
 static void reset_calls(void) { memset(calls, 0, sizeof calls); }
 static int total_calls(void) {
     int n = 0;
-    for (int s = 0; s < GOL_SHAPE_COUNT; s++) n += calls[s];
+    for (int s = 0; s < GOL_SHAPE_COUNT; s++)
+        n += calls[s];
     return n;
 }
 
@@ -53,7 +54,8 @@ static int expected_of_timed(void) {
     for (int s = 0; s < GOL_SHAPE_COUNT; s++) {
         if (!calls[s]) continue;
         double worst = 0;
-        for (int r = 0; r < nranks; r++) worst = fmax(worst, injected[r][s]);
+        for (int r = 0; r < nranks; r++)
+            worst = fmax(worst, injected[r][s]);
         if (best < 0 || worst < best_t) best = s, best_t = worst;
     }
     return best;
@@ -72,8 +74,13 @@ static void make_plan(int64_t depth, int64_t steps, int kernel_shape) {
 }
 
 static shape_choice_gpu h200(void) {
-    shape_choice_gpu g = {.name = "NVIDIA H200", .sms = 132, .clock_khz = 1980000,
-                          .cc_major = 9, .cc_minor = 0, .driver = 13000, .runtime = 13000};
+    shape_choice_gpu g = {.name = "NVIDIA H200",
+                          .sms = 132,
+                          .clock_khz = 1980000,
+                          .cc_major = 9,
+                          .cc_minor = 0,
+                          .driver = 13000,
+                          .runtime = 13000};
     return g;
 }
 
@@ -147,8 +154,10 @@ static void test_tune(void) {
     EXPECT_EQ(r.shape, want, "the ranks' slowest decides (rank 0's own fastest is short)");
     for (int s = 0; s < GOL_SHAPE_COUNT; s++) {
         double worst = 0;
-        for (int q = 0; q < nranks; q++) worst = fmax(worst, injected[q][s] * 1e-5);
-        EXPECT(fabs(r.seconds[s] - worst) < 1e-12, "%s: the slowest rank's time", gol_shapes[s].name);
+        for (int q = 0; q < nranks; q++)
+            worst = fmax(worst, injected[q][s] * 1e-5);
+        EXPECT(fabs(r.seconds[s] - worst) < 1e-12, "%s: the slowest rank's time",
+               gol_shapes[s].name);
     }
     /* a later auto run of the same key finds the tuned record, and its record never replaces it */
     make_plan(16, 1000000, -1);

@@ -153,7 +153,8 @@ static void test_concurrent(void) {
         _exit(0);
     }
     int ok = 1, status;
-    for (int j = 0; j < JOBS; j++) ok &= wait(&status) > 0 && WIFEXITED(status) && !WEXITSTATUS(status);
+    for (int j = 0; j < JOBS; j++)
+        ok &= wait(&status) > 0 && WIFEXITED(status) && !WEXITSTATUS(status);
     EXPECT(ok, "every job wrote");
     int found = 0;
     wisdom_notice n = {""};
