@@ -225,7 +225,7 @@ if part mps; then
     printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$MB/nvidia-smi"
     cat >"$MB/golmpi" <<'EOF'
 #!/bin/bash
-me="$(hostname -s) $SLURM_JOB_ID $SLURM_LOCALID"
+me="$(hostname -s) $SLURM_JOB_ID $SLURM_LOCALID $SLURM_STEP_ID"
 answers() {
     if [[ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ]] && nvidia-cuda-mps-control <<<get_server_list >/dev/null 2>&1; then
         echo "on $CUDA_MPS_PIPE_DIRECTORY"
@@ -262,6 +262,12 @@ EOF
             [[ $pipe == */golmpi-mps.$(id -u).$(cat "$TMP/jobid-$j").*".$node/pipe" ]] && job=$(cat "$TMP/jobid-$j")
         done
         [[ -n "$job" ]] || die "mps: daemon $pid on $node: its pipe $pipe is not in a directory of either job on that node"
+        # started inside the ranks' own step, where Slurm's process tracking (proctrack/cgroup)
+        # keeps it until the ranks end; a daemon of a step of its own would be ended with that step
+        step=$(awk -v j="$job" '$1 == "start" && $3 == j { print $5; exit }' "$TMP/mps-ranks.log")
+        [[ "$(tr '\0' '\n' <"/proc/$pid/environ" | grep -E '^SLURM_(JOB|STEP)_ID=' | sort | paste -sd' ')" == \
+            "SLURM_JOB_ID=$job SLURM_STEP_ID=$step" ]] ||
+            die "mps: daemon $pid on $node is not of job $job's step $step, where its ranks run"
         [[ "$(stat -c '%a %U' "$(dirname "$pipe")")" == "700 $(id -un)" ]] ||
             die "mps: $(dirname "$pipe") is not private: $(stat -c '%a %U' "$(dirname "$pipe")")"
         [[ -z "${dir_of[$node $job]:-}" ]] || die "mps: two daemons of job $job on $node"
@@ -276,7 +282,7 @@ EOF
     done
     # every rank, at its start and at its end, found its own job's daemon on its node answering
     (($(grep -c '^end ' "$TMP/mps-ranks.log") == 6)) || die "mps: not every rank ended: $(cat "$TMP/mps-ranks.log")"
-    while read -r when node job _ state pipe; do
+    while read -r when node job _ _ state pipe; do
         [[ $state == on && $pipe == "${dir_of[$node $job]:-?}" ]] ||
             die "mps: a rank of job $job on $node at its $when: MPS $state on $pipe, not its job's daemon ${dir_of[$node $job]:-(none)}"
     done <"$TMP/mps-ranks.log"
