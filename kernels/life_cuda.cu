@@ -435,7 +435,7 @@ GOL_HD inline void deep_tile(Warp &w, const deep_args &a, int64_t strip, int64_t
 /* The row loop's unroll: the shape's for Conway's rule at an even K, none otherwise. Unrolled,
  * ptxas spills other rules and odd K on one architecture or another (CUDA 13: 12 bytes at K = 5,
  * any rule, ragged torus, sm_90; 28 bytes at K = 5, Conway, sm_80); kernel_resources checks. */
-template <int K, bool Conway, int S> constexpr int deep_unroll() {
+template <int K, bool Conway, int S> GOL_HD constexpr int deep_unroll() {
     return Conway && K % 2 == 0 ? kShapeUnroll[S] : 1;
 }
 
