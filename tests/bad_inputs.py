@@ -126,6 +126,11 @@ def cases(pat):
          "--restart fifo.h5: is a FIFO, not a regular file", {"fifo.h5": os.mkfifo}),
         ("device as --restart", ["--restart", "/dev/null", "--steps", "2"], USAGE,
          "--restart /dev/null: is a character device", {}),
+        # --tune times every kernel shape of the CUDA backend
+        ("--tune with --kernel", small + ["--tune", "--kernel", "short"], USAGE,
+         "--tune times every kernel shape; it takes no --kernel short", {}),
+        ("--tune on the CPU backend", small + ["--tune", "--backend", "cpu"], USAGE,
+         "--tune times the CUDA kernel's shapes; it needs --backend cuda (or auto)", {}),
         # a repeated option is refused, not last-wins (--help says so)
         ("--size twice", ["--size", "32", "--size", "48", "--steps", "2"], USAGE,
          "--size given twice", {}),
