@@ -247,7 +247,8 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
     } else {
         free_items(c->items, c->nitems);
     }
-    /* an event last recorded in the capture stays unusable outside it (cudaErrorCapturedEvent)
+    /* an event last recorded in the capture stays unusable outside it (cudaErrorInvalidValue, as
+     * an H200 with CUDA 13 answers)
      * until recorded again */
     for (int k = 0; k < c->npoints; k++)
         if (c->events[k]->capture == c) {

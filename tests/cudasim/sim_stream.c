@@ -411,7 +411,7 @@ cudaError_t sim_stream_wait_event(struct CUstream_st *s, struct CUevent_st *e) {
     if (s->capture || e->capture) {
         rc = sim_capture_wait(s, e);
     } else if (e->captured_last) {
-        rc = cudaErrorCapturedEvent;
+        rc = cudaErrorInvalidValue; /* an H200, CUDA 13: cudaErrorInvalidValue, not CapturedEvent */
     } else if (e->recorded) {
         sim_vc_join(&s->vc, &e->vc);
         sim_op *op = calloc(1, sizeof *op);
@@ -442,7 +442,7 @@ static cudaError_t event_usable(struct CUevent_st *e) {
     if (e->capture) return cudaErrorStreamCaptureUnsupported;
     cudaError_t rc = sim_capture_unsafe();
     if (rc != cudaSuccess) return rc;
-    return e->captured_last ? cudaErrorCapturedEvent : cudaSuccess;
+    return e->captured_last ? cudaErrorInvalidValue : cudaSuccess;
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t e) {
