@@ -539,6 +539,7 @@ MPS_PARTS=" frames nccl_multi bench " MPS_STARTED=0 MPS_DECIDED=0
 MPS_TEXT="not needed by the parts run"
 
 # MPS itself (a daemon in a directory of this check's own): the job library's mps_host_up/down
+# shellcheck disable=SC1091
 source "$(dirname "${BASH_SOURCE[0]}")/../jobs/golmpi_job.sh" || die "no jobs/golmpi_job.sh beside scripts/"
 
 mps_for_part() { # mps_for_part PART: MPS up for the parts that share the GPU, down for the rest

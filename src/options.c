@@ -120,7 +120,7 @@ static const gol_option table[] = {
      .default_is_prose = true, .group = "Run",
      .help = "CUDA: kernel shapes measured before\n"
              "per GPU, build and slab (also GOLMPI_WISDOM;\n"
-             "~/.cache/golmpi/wisdom without XDG_CACHE_HOME); off: none",
+             "~/.cache/golmpi/wisdom without XDG_CACHE_HOME); off: nothing read or kept",
      .apply = apply_path, FIELD(wisdom)},
     {.name = "no-graphs", .group = "Run",
      .help = "CUDA: launch per generation, no CUDA graph replay",

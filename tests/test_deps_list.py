@@ -244,8 +244,9 @@ def shell_functions(text):
 
 
 def sourced_files(text):
-    """the paths (their tails: ".../cluster/uncut.sh") of the files a shell script sources"""
-    return re.findall(r"(?m)^\s*(?:source|\.)\s+\"?\$\{?[A-Za-z_]+\}?/([\w./-]+\.sh)\"?", text)
+    """the names (".../uncut.sh": uncut.sh) of the files a shell script sources, whatever
+    expression gives their directory ("$dir/cluster/uncut.sh", "${GOLMPI_SHARE:-...}/jobs/x.sh")"""
+    return re.findall(r"(?m)^\s*(?:source|\.)\s+[^\n]*?/([\w.-]+\.sh)\b", text)
 
 
 def shell_commands(text, line=1, outside=()):
@@ -409,7 +410,7 @@ def found_in(src):
     own = {os.path.splitext(f)[0] for d in ("tests", "tests/cluster", "tests/slurm", "bench")
            for f in os.listdir(os.path.join(src, d)) if f.endswith(".py")}
     # programs the project builds or ships: no package brings them
-    ours = {"golmpi", "golmpi-render", "golmpi-view", "golmpi-man", "golmpi-bounds"}
+    ours = {"golmpi", "golmpi-render", "golmpi-view", "golmpi-man", "golmpi-bounds", "golmpi-model"}
     hits = {}
     files = list(sources(src))
     # a sourced file's functions are its sourcers', and the sourcers' are the sourced file's
