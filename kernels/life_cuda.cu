@@ -450,11 +450,11 @@ GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, u
     for (int64_t i = (int64_t)ix.bid.x * ix.block.y + ix.tid.y; i < items; i += warps) {
         const gol_deep_item it = gol_deep_item_of(&a.cut, a.row_begin, a.row_end, i);
         const int64_t strip = it.strip, r0 = it.r0, r1 = it.r1;
+        constexpr int U = deep_unroll<K, Conway, S>();
         if (r0 - 2 * K >= a.live_begin && r1 + K <= a.live_end)
-            deep_tile<K, Conway, Ragged, true, deep_unroll<K, Conway, S>()>(w, a, strip, r0, r1, fill);
+            deep_tile<K, Conway, Ragged, true, U>(w, a, strip, r0, r1, fill);
         else
-            deep_tile<K, Conway, Ragged, false, deep_unroll<K, Conway, S>()>(w, a, strip, r0, r1,
-                                                                          fill);
+            deep_tile<K, Conway, Ragged, false, U>(w, a, strip, r0, r1, fill);
     }
 }
 

@@ -39,7 +39,8 @@ typedef struct gol_cuda_grid {
  * table. One row a shape: X(ID, name, gens_max, tile_min, unroll, what)
  *   gens_max  generations a launch at most (a pass of the backend is at most this long)
  *   tile_min  rows a warp's tile has at least, in generations of the launch: a tile of T rows
- *             reads T + 2 gens rows, so short tiles buy warps (and short chains) with redundant rows
+ *             reads T + 2 gens rows, so short tiles buy warps (and short chains) with rows
+ *             computed twice
  *   unroll    input rows one iteration of the row loop takes (B3/S23 at an even number of
  *             generations a launch; otherwise 1, see life_cuda.cu's deep_unroll): the
  *             wavefront's window rotates through registers, and an unrolled loop renames them

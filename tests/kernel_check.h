@@ -187,8 +187,8 @@ static int kernel_check_all(kernel_runner run) {
 }
 
 /* The multi-generation kernel (launch_life_deep): a slab of rows owned rows with `gens` halo rows
- * a side, advanced gens generations in passes of at most the shape's gens_max, each pass one or more
- * launches over the rows that are still valid, as the CUDA backend runs an exchange cycle of
+ * a side, advanced gens generations in passes of at most the shape's gens_max, each pass one or
+ * more launches over the rows that are still valid, as the CUDA backend runs an exchange cycle of
  * depth gens. One launch: host buffers of g.rows + 2 halo rows, src and dst at their first (slab
  * row -halo); the other arguments as launch_life_deep's. */
 typedef void (*deep_runner)(gol_cuda_grid g, const uint64_t *src, uint64_t *dst, int64_t halo,
