@@ -1,4 +1,8 @@
-/* One chunk file, written by every rank at once through MPI-IO (DESIGN, Output). */
+/* One chunk file, made by every rank together through parallel HDF5 (the file, its datasets, the
+ * small ones written collectively); each frame's rows go the way io_tuning_choose chose: pwrite
+ * with O_DIRECT at the dataset's offset (direct, the default for aligned ranges of 4 MiB and more,
+ * as in the default 4-rank 16384^2 job), or an H5Dwrite through MPI-IO, independent or
+ * collective (docs/DESIGN.md, Output). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

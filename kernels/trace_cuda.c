@@ -1,4 +1,4 @@
-/* Stream names for the nsys timeline. It lives apart from src/trace.c so that file builds without
+/* Stream names for the nsys timeline. It lives apart from core/trace.c so that file builds without
  * CUDA; NVTX3 is header-only and does nothing unless a tool is attached. */
 #if defined(GOLMPI_CUDA_SIM) && defined(GOLMPI_HAVE_NVTX)
 /* On the simulated GPU (tests/cudasim) this unit takes CUDA's types from NVTX's own header, not
