@@ -16,6 +16,10 @@
 #             leaves this stage out.
 # A stage that cannot build stops the script there, naming the command that failed; a failed
 # test does not: every stage runs, and the summary comes last.
+# GOLMPI_TEST_QUICK=1: the lighter run the README names (a few minutes): the same packages, the
+# same build of build/ with the tests configured (a test left unregistered still fails it), and
+# of its tests only the quick ones below; the sim and sanitize stages left out, said so in the
+# summary. The new-user rehearsal runs the README's quick start so (tests/rehearsal.sh fresh).
 #   scripts/test.sh [CTEST_ARGS...]
 set -euo pipefail
 # one line naming the command that stopped the script (a stage's own failures: stage below)
@@ -89,9 +93,19 @@ run_ctest() {
     --output-junit "$out.xml" "$@" 2>&1 | tee "$out.log" || grep -q "<testcase" "$out.xml"
 }
 
+# GOLMPI_TEST_QUICK=1's tests: the unit tests, the parsers and the command line, every command
+# and module of scripts/deps.txt found, and golmpi against the reference (2 ranks, a restart, a
+# pattern); about a minute on 2 cores, none of them needs root or the network
+quick_tests='^(unit_.*|rule|pattern|config|options_readme|deps_list_installed'
+quick_tests+='|cpu_ref_77x23_p2_dead_B3S23|cpu_restart|cpu_pattern)$'
+
 stage_main() {
   build_tree build "$cuda_flag" ${GOLMPI_CMAKE_ARGS:-}
-  run_ctest all build "$@"
+  if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
+    run_ctest quick build -R "$quick_tests" "$@"
+  else
+    run_ctest all build "$@"
+  fi
 }
 
 # Every test of the CUDA path, on the simulated GPU: those named cuda (the CUDA backend's own, the
@@ -141,12 +155,16 @@ stage_sanitize() {
 }
 
 stage main stage_main "$@"
-if [[ ${GOLMPI_TEST_SIM:-1} == 0 ]]; then
+if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
+  left_out sim "GOLMPI_TEST_QUICK=1"
+elif [[ ${GOLMPI_TEST_SIM:-1} == 0 ]]; then
   left_out sim "GOLMPI_TEST_SIM=0"
 else
   stage sim stage_sim
 fi
-if [[ ${GOLMPI_TEST_SANITIZERS:-1} == 0 ]]; then
+if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
+  left_out sanitize "GOLMPI_TEST_QUICK=1"
+elif [[ ${GOLMPI_TEST_SANITIZERS:-1} == 0 ]]; then
   left_out sanitize "GOLMPI_TEST_SANITIZERS=0"
 else
   stage sanitize stage_sanitize
