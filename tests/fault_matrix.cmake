@@ -3,7 +3,7 @@
 # (GOLMPI_DEBUG_HOLD) is SIGSTOPped or SIGKILLed; every other rank must be gone within --timeout
 # + 5 s, the output read back, the resume equal the uninterrupted run. Every phase is stopped;
 # only four phases are killed, since on one node mpiexec ends the job alike in every phase
-# (docs/RUNNING.md, "The fault matrix"). About 85 s in all on a 2-core VM. Uses io.cmake's
+# (docs/FAULTS.md, "How the tests land a fault"). About 85 s in all on a 2-core VM. Uses io.cmake's
 # golmpi_io_check and Python with h5py.
 
 # golmpi_fault_matrix(<test> <backend> <cells> [golmpi_test options]): the cells (a,b,...) on

@@ -1,5 +1,5 @@
 #!/bin/bash
-# One cell of the fault matrix across nodes (docs/RUNNING.md, "Across nodes"), on the namespace
+# One cell of the fault matrix across nodes (docs/FAULTS.md, "Across nodes"), on the namespace
 # cluster (tests/cluster/cluster.sh) under its real Slurm: jobs/slurm_multinode.sbatch on NODES
 # nodes (2 ranks each, CPU backend, --timeout 10), its launcher (mpirun, or srun --mpi=pmix), and
 # one fault on n2 once the run is under way, or while rank 2 (on n2) is held in a phase:
@@ -16,7 +16,7 @@
 #   tests/test_cluster_faults.sh CELL NODES [LAUNCHER [PHASE[:N]]]   # e.g. lost 3; cut-short 2 srun
 #
 # PHASE (lost, cut-long): the fault comes while rank 2, on n2, is held at its N-th entry (1) of
-# that phase (GOLMPI_DEBUG_HOLD, docs/RUNNING.md), e.g. chunk_write:2: a peer lost inside a
+# that phase (GOLMPI_DEBUG_HOLD, docs/FAULTS.md), e.g. chunk_write:2: a peer lost inside a
 # chunk's collective write.
 # It prints one line "fault matrix: CELL NODES nodes LAUNCHER: ..." with the seconds from the fault
 # to the last rank's exit and to the launcher's. Environment: GOLMPI_BIN, GOLMPI_SRC, GOLMPI_PYTHON
@@ -199,7 +199,7 @@ done
 line="fault matrix: $NAME: --timeout $FT: every rank on $left gone ${T_RANKS:-never} s after the fault, $LAUNCHER ${T_LAUNCHER:-never} s"
 echo "$line"
 # no rank can know of the fault before --timeout has passed: sooner, the run had failed before it
-# (a rank judged silent while it was not: open, docs/RUNNING.md "Fault matrix across nodes"), and
+# (a rank judged silent while it was not: open, docs/reports/fault-matrix-2026-11-26.md, "Fault matrix across nodes"), and
 # the times measure nothing; said, not failed, while that finding is open
 [[ -z "$T_RANKS" ]] || (($(echo "$T_RANKS >= $FT - 1" | bc))) ||
     echo "cluster_faults: NOTE ($NAME): the ranks left were gone $T_RANKS s after the fault, sooner than --timeout $FT: the run had failed before it"
