@@ -11,13 +11,14 @@ if(GOLMPI_JOBS_PYTHON)
     ENVIRONMENT "GOLMPI_BIN=$<TARGET_FILE:golmpi>;GOLMPI_SRC=${PROJECT_SOURCE_DIR};GOLMPI_PYTHON=${GOLMPI_JOBS_PYTHON}")
 endif()
 
-# The fault matrix across nodes (docs/FAULTS.md, "Across nodes"; measured: docs/reports/): one
-# test per cell, each on a cluster of its own (tests/test_cluster_faults.sh): a node lost, a
-# link cut longer than --timeout, a link cut shorter, through jobs/slurm_multinode.sbatch's
-# mpirun and its srun --mpi=pmix. The launcher must exit within --timeout + 30 s with the ranks' exit code and the job requeue itself
-# (the short cut: complete, frames those of the run never cut). Each fault runs once under each
-# launcher, on 2 nodes under one and 3 under the other; the other six of the twelve cells were
-# measured by hand (the table) and add nothing a CI run would catch: about 4 minutes for these six.
+# The fault matrix across nodes (docs/FAULTS.md, "Across nodes"; measured: docs/reports/): one test
+# per cell, each on a cluster of its own (tests/test_cluster_faults.sh): a node lost, a link cut
+# longer than --timeout, a link cut shorter, through jobs/slurm_multinode.sbatch's mpirun and its
+# srun --mpi=pmix. The launcher must exit within --timeout + 30 s with the ranks' exit code and the
+# job requeue itself (the short cut: complete, frames those of the run never cut). Each fault runs
+# once under each launcher, on 2 nodes under one and 3 under the other; the other six of the twelve
+# cells were measured by hand (the table) and add nothing a CI run would catch: about 4 minutes for
+# these six.
 if(GOLMPI_JOBS_PYTHON)
   foreach(entry "lost|2|mpirun" "cut-long|3|mpirun" "cut-short|2|mpirun"
                 "lost|3|srun" "cut-long|2|srun" "cut-short|3|srun")
