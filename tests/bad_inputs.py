@@ -94,7 +94,7 @@ def cases(pat):
         ("--backend cuda without a GPU", small + ["--backend", "cuda"], NOGPU, "--backend cuda: ",
          {}),
         # sizes that cannot fit: refused with what they need and what the node has, before any
-        # allocation (they used to end in "out of host memory" and an MPI_ABORT banner)
+        # allocation, not with "out of host memory" and an MPI_ABORT banner
         ("--size 2000000", ["--size", "2000000"], USAGE,
          "the 2000000 x 2000000 grid does not fit", {}),
         ("--size 33554432", ["--size", "33554432"], USAGE,

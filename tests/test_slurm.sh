@@ -303,7 +303,7 @@ fi # GOLMPI_SLURM_ONLY
 # signalled. The final frame must equal a run that never stopped, and the index must list every
 # chunk file once.
 # The first run must still be running when its signal comes, whatever golmpi's speed: a timing
-# run cannot promise that (under load it was once 100 times slower than the job it sized), so the
+# run cannot promise that (under load it can be 100 times slower than the job it sized), so the
 # first chunk's write is held 10 s (GOLMPI_DEBUG_WRITE_DELAY, as a slow disk), which holds the
 # ranks at their next frame's hand-over, and the test signals the first run at once. The timing run
 # (--stats wall_s) sizes the series to about 20 s of work, so a slower machine needs more runs,
