@@ -4,7 +4,12 @@
 # files ctest writes into build/test-results). Exit 0 only when nothing failed and every skip is
 # for a reason no package can fix (no GPU, a CPU-only build, no root); a skip for a missing
 # command or module fails the run (scripts/deps.sh --test installs all of scripts/deps.txt).
-#   main      the build in build/ (CUDA when nvcc is found), every test; ARGS go to this ctest
+#   main      the build in build/ (CUDA when nvcc is found), every test but the rehearsals; ARGS
+#             go to this ctest
+#   rehearsal the rehearsals of machines (tests/rehearsal.sh: Debian roots, packages, the README
+#             on a fresh machine) in build/, in the background beside the sim and sanitize
+#             stages: most of their time is spent installing packages and copying trees, not
+#             computing, and they hold no core of their own; their output comes after them
 #   sim       the CUDA backend on the simulated GPU (build-sim: -DGOLMPI_CUDA_SIM=ON, no CUDA
 #             toolkit needed; docs/GPU.md): every CUDA test, the simulator's own, its faults and
 #             the mutation tests, each under a schedule seed. GOLMPI_TEST_SIM=0 leaves it out.
@@ -63,6 +68,11 @@ stage() {
   printf '%s\tstopped: %s\n' "$name" "$(cat "$results/$name.stopped" 2>/dev/null || echo "exit $rc")" \
     >>"$results/stages"
   echo "test.sh: stage $name stopped: $(cat "$results/$name.stopped" 2>/dev/null || echo "exit $rc")" >&2
+  # a stage in the background ends before the summary, which has its results
+  if [[ -n ${rehearsal_pid:-} ]]; then
+    wait "$rehearsal_pid" || true
+    cat "$results/rehearsal.out"
+  fi
   summary || true
   exit 1
 }
@@ -104,17 +114,29 @@ stage_main() {
   if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
     run_ctest quick build -R "$quick_tests" "$@"
   else
-    run_ctest all build "$@"
+    run_ctest all build -LE '^rehearsal$' "$@"
   fi
+}
+
+stage_rehearsal() {
+  run_ctest all build -L '^rehearsal$' "$@"
 }
 
 # Every test of the CUDA path, on the simulated GPU: those named cuda (the CUDA backend's own, the
 # integration cases at every depth, chunks, NVTX, checkpoint), cudasim_* (the simulator, faults,
 # mutations, more seeds and depths), and those that run the CUDA backend in a CUDA build (the
 # random start's, --stats). RelWithDebInfo: a race report names file and line.
+# cuda_kernels_emulated (the kernels' thread bodies on the host, no GPU) only where the main
+# stage did not pass it: the same source, and cuda_kernels runs those bodies here on the simulated
+# GPU (about 110 s saved in a CUDA build)
 stage_sim() {
+  local again=()
   build_tree build-sim ${GOLMPI_CMAKE_ARGS:-} -DGOLMPI_CUDA_SIM=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
-  run_ctest cuda build-sim -R 'cuda|init_random|stats_population|halo_modes'
+  if grep -q '<testcase name="cuda_kernels_emulated"[^>]*status="run"' "$results"/main.*.xml \
+    2>/dev/null; then
+    again=(-E '^cuda_kernels_emulated$')
+  fi
+  run_ctest cuda build-sim -R 'cuda|init_random|stats_population|halo_modes' "${again[@]}"
 }
 
 # The C code's tests, not those that add only time (Slurm, scaling, installing, ParaView, the
@@ -155,6 +177,16 @@ stage_sanitize() {
 }
 
 stage main stage_main "$@"
+rehearsal_pid=""
+if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
+  left_out rehearsal "GOLMPI_TEST_QUICK=1"
+elif [[ $(ctest --test-dir build -N -L '^rehearsal$' "$@" 2>/dev/null) != *"Total Tests: 0"* ]]; then
+  echo "==== test.sh: stage rehearsal, in the background (its output after the sanitize stage)"
+  stage rehearsal stage_rehearsal "$@" >"$results/rehearsal.out" 2>&1 &
+  rehearsal_pid=$!
+else
+  left_out rehearsal "no rehearsal among the tests asked for"
+fi
 if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
   left_out sim "GOLMPI_TEST_QUICK=1"
 elif [[ ${GOLMPI_TEST_SIM:-1} == 0 ]]; then
@@ -168,5 +200,10 @@ elif [[ ${GOLMPI_TEST_SANITIZERS:-1} == 0 ]]; then
   left_out sanitize "GOLMPI_TEST_SANITIZERS=0"
 else
   stage sanitize stage_sanitize
+fi
+if [[ -n $rehearsal_pid ]]; then
+  wait "$rehearsal_pid" || true
+  echo "==== test.sh: stage rehearsal (it ran beside the stages above)"
+  cat "$results/rehearsal.out"
 fi
 summary
