@@ -348,21 +348,13 @@ stand_in() {
 
 # in_root LOWER MODE SRC [BUILD CARRY]: `rehearsal.sh MODE` in a chroot on an overlay of LOWER
 # (files written there are dropped), with the source tree at /work/golmpi, and the build tree and
-# the carried packages (/carry) when given. Uses $work, which it fills. With REHEARSAL_DEBS (a
-# directory of debs_dir): while it is being filled, it is the root's apt archive (what apt fetches
-# lands there, and what it holds is not fetched again); once filled (REHEARSAL_OFFLINE=1), it is
-# the root's only apt source, and the root has no network but its loopback.
+# the carried packages (/carry) when given. Uses $work, which it fills.
 in_root() {
-  local net=()
-  [[ ${REHEARSAL_OFFLINE:-0} != 1 ]] || net=(--net)
   mkdir -p "$work/upper" "$work/ovl" "$work/root"
-  unshare --mount "${net[@]}" --propagation private bash -euo pipefail -c '
+  unshare --mount --propagation private bash -euo pipefail -c '
     lower=$1 work=$2 mode=$3 src=$4 build=${5:-} carry=${6:-} root=$2/root
-    debs=${REHEARSAL_DEBS:-} offline=${REHEARSAL_OFFLINE:-0}
     cleanup() {
-      for m in tmp dev/shm dev sys proc var/cache/apt/archives var/cache/golmpi-debs; do
-        umount -l "$root/$m" 2>/dev/null || true
-      done
+      for m in tmp dev/shm dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
       umount -l "$root" 2>/dev/null || true
     }
     trap cleanup EXIT
@@ -399,17 +391,6 @@ in_root() {
       cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null &&
         chroot "$root" update-ca-certificates >/dev/null || true
       cp /etc/pip.conf "$root/etc/pip.conf" 2>/dev/null || true
-    fi
-    if [[ -n $debs && $offline == 1 ]]; then
-      # the cached packages, the only source; a network namespace of its own, up only on lo
-      ip link set lo up
-      mkdir -p "$root/var/cache/golmpi-debs"
-      mount --bind "$debs" "$root/var/cache/golmpi-debs"
-      mount -o remount,bind,ro "$root/var/cache/golmpi-debs"
-      echo "deb [trusted=yes] file:/var/cache/golmpi-debs ./" >"$root/etc/apt/sources.list"
-      rm -f "$root"/etc/apt/sources.list.d/*
-    elif [[ -n $debs ]]; then
-      mount --bind "$debs" "$root/var/cache/apt/archives"
     fi
     # packages installed in the root start no daemons (munged, slurmctld) on this machine
     printf "#!/bin/sh\nexit 101\n" >"$root/usr/sbin/policy-rc.d"
