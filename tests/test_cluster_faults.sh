@@ -199,8 +199,8 @@ done
 line="fault matrix: $NAME: --timeout $FT: every rank on $left gone ${T_RANKS:-never} s after the fault, $LAUNCHER ${T_LAUNCHER:-never} s"
 echo "$line"
 # no rank can know of the fault before --timeout has passed: sooner, the run had failed before it
-# (a rank judged silent while it was not: open, docs/reports/fault-matrix-2026-11-26.md, "Fault matrix across nodes"), and
-# the times measure nothing; said, not failed, while that finding is open
+# (a rank judged silent while it was not: open, docs/reports/fault-matrix-2026-11-26.md, "Fault
+# matrix across nodes"), and the times measure nothing; said, not failed, while that finding is open
 [[ -z "$T_RANKS" ]] || (($(echo "$T_RANKS >= $FT - 1" | bc))) ||
     echo "cluster_faults: NOTE ($NAME): the ranks left were gone $T_RANKS s after the fault, sooner than --timeout $FT: the run had failed before it"
 [[ -n "$T_RANKS" ]] && (($(echo "$T_RANKS <= $FT + $RANK_BOUND" | bc))) ||
