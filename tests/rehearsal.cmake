@@ -19,11 +19,13 @@ endforeach()
 # A new user's Debian 12 machine (tests/rehearsal.sh fresh): a bare minbase root with sudo, a user
 # who is not root, the source tree; as that user the README's quick start and Gosper gun example,
 # read from the README and run as printed (its main job included: mpirun -n 4 golmpi --size 16384,
-# 1000 generations, 1.3 GiB), then scripts/test.sh's first steps: scripts/deps.sh --test, every
-# command and module of scripts/deps.txt found, and build/ configured with nothing reported missing.
-# The packages come from Debian's registry (never cached). Root only, else skipped. The README's
-# part takes about 1 minute (the main job about 12 s of it), scripts/deps.sh --test most of the
-# rest (docs/BUILD.md has the figures); the bare root is cached beside the others.
+# 1000 generations, 1.3 GiB), the quick start's last line, bash scripts/test.sh, in the lighter
+# mode the README names (GOLMPI_TEST_QUICK=1: scripts/deps.sh --test, build/ with nothing left
+# unregistered, the quick tests, "test.sh: PASS"), then every package, command and module of
+# scripts/deps.txt found. Its Debian packages are cached under the rehearsal's cache, keyed by
+# scripts/deps.txt: a run on a filled cache has no network at all. Root only, else skipped.
+# docs/BUILD.md has the figures. scripts/test.sh runs these tests as a stage of their own, beside
+# its sim and sanitize stages.
 add_test(NAME rehearsal_fresh_machine
   COMMAND bash ${GOLMPI_TEST_DIR}/rehearsal.sh fresh ${PROJECT_SOURCE_DIR})
 # ... and it fails where it must: on a copy of the tree whose tests/halo.cmake REQUIRES Python3 it

@@ -16,11 +16,13 @@
 # the quick start (scripts/run.sh: its packages, the build with the tests on, the main job
 # mpirun -n 4 golmpi --size 16384, 1000 generations, 1.3 GiB; then source env.sh), then
 # golmpi, golmpi-render and golmpi-view on PATH and `man golmpi`, then the Gosper gun example
-# (examples-gun) from another directory. The quick start's last line, bash scripts/test.sh, is
-# left out (the whole suite: most of CI's time); its first steps are rehearsed instead:
-# scripts/deps.sh --test, every command and Python module of scripts/deps.txt found
-# (tests/test_deps_list.py installed), and its configure of build/, the tree run.sh configured,
-# with nothing reported missing. The packages come from Debian's registry each time.
+# (examples-gun) from another directory. The quick start's last line, bash scripts/test.sh, runs
+# in the lighter mode the README names after the block (GOLMPI_TEST_QUICK=1, exported before the
+# block): its packages (scripts/deps.sh --test), its build of build/, the tree run.sh configured,
+# with no test left unregistered, and its quick tests, to its verdict "test.sh: PASS"; then every
+# package of scripts/deps.txt installed and every command and Python module found
+# (tests/test_deps_list.py installed). The packages come from the rehearsal's own cache once a
+# run has filled it, with no network; until then from Debian's registry.
 #
 #   tests/rehearsal.sh run SRC BUILD       the GPU session; exit 0 when every step passed
 #   tests/rehearsal.sh missing SRC BUILD   the same with one package left out of the carry (the
@@ -28,7 +30,7 @@
 #                                          root lacks): passes when the rehearsal fails naming it
 #   tests/rehearsal.sh fresh SRC           the new user's machine
 #   tests/rehearsal.sh fresh-full SRC      the new user's machine, as root, the quick start
-#                                          whole (bash scripts/test.sh included, about 50 min
+#                                          whole, bash scripts/test.sh in full (about 45 min
 #                                          on 2 cores; not a ctest case: docs/BUILD.md has
 #                                          the recorded run)
 #   tests/rehearsal.sh fresh-required SRC  the same on a copy of SRC whose tests/halo.cmake
@@ -38,13 +40,18 @@
 #                                          chroot)
 #
 # Exit 77 (skipped) when not root (chroot and mounts need it). Any failure stops the rehearsal
-# with one line, "rehearsal: FAIL: ...", naming it. The roots and the wheels are cached in
-# GOLMPI_REHEARSAL_CACHE (default ~/.cache/golmpi/rehearsal; about 1.5 GB: the two roots, the
-# stand-in and the wheels), keyed by what they hold; `rm -rf ~/.cache/golmpi` clears it. A run
-# works on an overlay (or a copy) of a cached root in a private mount namespace, so its mounts
-# end with it, also when it is killed, and nothing it installs is kept. Needs mmdebstrap
-# (scripts/deps.sh --test) and, on a cold cache, Debian's registry and PyPI; `fresh` needs the
-# registry every time.
+# with one line, "rehearsal: FAIL: ...", naming it. The roots, the wheels and the Debian packages
+# of `fresh` are cached in GOLMPI_REHEARSAL_CACHE (default ~/.cache/golmpi/rehearsal; about
+# 2.5 GB: the two roots, the stand-in, the wheels and the packages), keyed by what they hold, the
+# packages (debs-KEY) by scripts/deps.txt and the root they go on; `rm -rf ~/.cache/golmpi`
+# clears it. `fresh` fills debs-KEY as apt's archive while it installs from the registry, and
+# indexes it once the run passed; a `fresh` or `fresh-required` on a filled one runs in a network
+# namespace of its own (up only on its loopback), the cache its apt's only source: it reads
+# nothing from the network. A run works on an overlay (or a copy) of a cached root in a private
+# mount namespace, so its mounts end with it, also when it is killed, and nothing it installs is
+# kept. Needs mmdebstrap (scripts/deps.sh --test) and, on a cold cache, Debian's registry and
+# PyPI; `run` and `missing` fetch the carried packages from the registry each time
+# (scripts/carry.sh download, the session's own step).
 set -eEuo pipefail
 # command substitutions stop at their first failure too (a `fail` inside $(...) ends the script)
 shopt -s inherit_errexit
@@ -142,13 +149,14 @@ readme_block() {
     at == 2 { print }' README.md
 }
 
-# readme_script SRC QUICK GUN: the shell script of the README's blocks as printed, run in SRC, with
-# the promises of the quick start's source line checked in the same shell, then the Gosper gun
-# example from another directory
+# readme_script SRC QUICK GUN [ENV]: the shell script of the README's blocks as printed, run in SRC
+# (with ENV, an assignment, exported first), with the promises of the quick start's source line
+# checked in the same shell, then the Gosper gun example from another directory
 readme_script() {
-  local src=$1 quick=$2 gun=$3
+  local src=$1 quick=$2 gun=$3 env=${4:-}
   echo "trap 'echo \"readme: FAILED: \$BASH_COMMAND (exit \$?)\"' ERR"
   echo "set -eo pipefail"
+  [[ -z $env ]] || echo "export $env"
   echo "cd $src"
   printf '%s\n' "$quick"
   echo "echo 'readme: quick start done'"
@@ -166,7 +174,7 @@ readme_script() {
 }
 
 inside_fresh() {
-  local src=$1 t0=$SECONDS b missing said_now quick gun user=newuser
+  local src=$1 t0=$SECONDS b missing quick gun user=newuser light=GOLMPI_TEST_QUICK=1 verdict
   cd "$src"
   export PATH=$PATH:/usr/sbin:/sbin
   say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), $(dpkg-query -W | wc -l) packages"
@@ -175,49 +183,50 @@ inside_fresh() {
   done
   missing=$(missing_commands base)
   [[ -z $missing ]] || fail "a bare Debian root lacks $missing, which scripts/deps.txt lists as base"
-  # the README's blocks as printed; the quick start's last line, the whole test suite, is left out
-  # (most of CI's time): its first steps are checked below instead
+  # the README's blocks as printed, the quick start whole: its last line, the whole test suite,
+  # in the lighter mode the README names (most of CI's time otherwise)
   quick=$(readme_block quick-start)
   gun=$(readme_block examples-gun)
   [[ -n $quick && -n $gun ]] || fail "README.md has no fenced block under its quick-start or examples-gun marker"
   [[ $(tail -1 <<<"$quick") == "bash scripts/test.sh "* ]] ||
     fail "the README's quick start does not end with bash scripts/test.sh: $(tail -1 <<<"$quick")"
-  quick=$(sed '$d' <<<"$quick")
+  grep -qF "\`$light bash scripts/test.sh\`" README.md ||
+    fail "the README names no lighter run of scripts/test.sh (\`$light bash scripts/test.sh\`)"
   # a new user: not root, with sudo as on a fresh cloud machine, owning a clone of the tree
   useradd -m -s /bin/bash "$user"
   echo "$user ALL=(ALL) NOPASSWD:ALL" >/etc/sudoers.d/"$user"
   chown -R "$user:" "$src"
-  readme_script "$src" "$quick" "$gun" >/tmp/readme.sh
+  readme_script "$src" "$quick" "$gun" "$light" >/tmp/readme.sh
   runuser -l "$user" -c "bash /tmp/readme.sh" >/tmp/readme.log 2>&1 || {
-    tail -30 /tmp/readme.log >&2
-    fail "the README as printed, as user $user: $(grep -m1 '^readme: FAILED' /tmp/readme.log || echo "no line said why")"
+    tail -40 /tmp/readme.log >&2
+    fail "the README as printed ($light), as user $user: $(grep -m1 '^readme: FAILED' /tmp/readme.log || echo "no line said why")"
   }
   # a configure without the tests' packages says in one line what it left out (tests/helpers.cmake)
   grep -q "tests not registered for want of Python3 (package python3," /tmp/readme.log ||
     fail "scripts/run.sh's configure without python3 did not say which tests it left out"
-  missing=$(missing_commands run)
-  [[ -z $missing ]] || fail "after scripts/run.sh, not found: $missing"
-  say "[root] the README's quick start (but test.sh) and examples-gun as printed, as $user:" \
-    "$(grep -m1 -o 'this run.s files, .* in all' /tmp/readme.log); golmpi, golmpi-render," \
-    "golmpi-view, man golmpi; gun.h5, more.h5 ($((SECONDS - t0)) s)"
-  # scripts/test.sh's first steps, as the user: its packages, then its configure of build/, the
-  # tree run.sh configured, with nothing reported missing or left out
-  runuser -l "$user" -c "cd $src && bash scripts/deps.sh --test" >/tmp/deps-test.log 2>&1 ||
-    { tail -30 /tmp/deps-test.log >&2; fail "scripts/deps.sh --test in the bare root (log above)"; }
-  say "[root] scripts/deps.sh --test: $(dpkg-query -W | wc -l) packages ($((SECONDS - t0)) s)"
+  # scripts/test.sh's verdict: its quick tests passed, nothing left unregistered or skipped for a
+  # package (test.sh fails on either), the other stages said left out
+  verdict=$(grep -m1 "^test.sh: " /tmp/readme.log || true)
+  [[ $verdict == "test.sh: PASS"* ]] || fail "scripts/test.sh ($light) said: ${verdict:-nothing}"
+  grep -Eq "^stage main: [1-9][0-9]* tests, [0-9]+ passed, 0 failed" /tmp/readme.log ||
+    fail "scripts/test.sh ($light) ran no tests in its main stage"
+  grep -q "^stage sim: left out ($light)" /tmp/readme.log &&
+    grep -q "^stage sanitize: left out ($light)" /tmp/readme.log ||
+    fail "scripts/test.sh ($light) did not say it left the sim and sanitize stages out"
+  [[ ! -s build/tests_not_registered.txt ]] ||
+    fail "tests left unregistered after scripts/test.sh: $(cat build/tests_not_registered.txt)"
   for pkg in $(bash scripts/deps.sh --list --test); do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
-      fail "scripts/deps.sh --test did not install $pkg"
+      fail "scripts/test.sh (scripts/deps.sh --test) did not install $pkg"
   done
   python3 tests/test_deps_list.py installed . >&2 ||
-    fail "after scripts/deps.sh --test, commands or modules the tests need are missing (above)"
-  runuser -l "$user" -c "cd $src && source scripts/env.sh && cmake -S . -B build \"\$cuda_flag\"" \
-    >/tmp/configure.log 2>&1 || { tail -30 /tmp/configure.log >&2; fail "test.sh's configure of build/"; }
-  said_now=$(grep -iE "not found|could not find|no python|will report skipped|not registered|will fail" \
-    /tmp/configure.log | grep -v "NVTX3 headers not found" || true)
-  [[ -z $said_now && ! -s build/tests_not_registered.txt ]] ||
-    fail "the tests configure with something missing after scripts/deps.sh --test: $said_now"
-  say "[root] PASS: every command and module of scripts/deps.txt found, the tests configure with nothing missing ($((SECONDS - t0)) s)"
+    fail "after scripts/test.sh, commands or modules the tests need are missing (above)"
+  missing=$(missing_commands run)
+  [[ -z $missing ]] || fail "after the quick start, not found: $missing"
+  say "[root] PASS: the README's quick start as printed ($light) and examples-gun, as $user:" \
+    "$(grep -m1 -o 'this run.s files, .* in all' /tmp/readme.log); $(grep -m1 '^stage main:' /tmp/readme.log);" \
+    "$verdict; golmpi, golmpi-render, golmpi-view, man golmpi; gun.h5, more.h5;" \
+    "$(dpkg-query -W | wc -l) packages ($((SECONDS - t0)) s)"
 }
 
 # The whole quick start as printed, its last line `bash scripts/test.sh` included, then the gun
@@ -348,13 +357,21 @@ stand_in() {
 
 # in_root LOWER MODE SRC [BUILD CARRY]: `rehearsal.sh MODE` in a chroot on an overlay of LOWER
 # (files written there are dropped), with the source tree at /work/golmpi, and the build tree and
-# the carried packages (/carry) when given. Uses $work, which it fills.
+# the carried packages (/carry) when given. Uses $work, which it fills. With REHEARSAL_DEBS (a
+# directory of debs_dir): while it is being filled, it is the root's apt archive (what apt fetches
+# lands there, and what it holds is not fetched again); once filled (REHEARSAL_OFFLINE=1), it is
+# the root's only apt source, and the root has no network but its loopback.
 in_root() {
+  local net=()
+  [[ ${REHEARSAL_OFFLINE:-0} != 1 ]] || net=(--net)
   mkdir -p "$work/upper" "$work/ovl" "$work/root"
-  unshare --mount --propagation private bash -euo pipefail -c '
+  unshare --mount "${net[@]}" --propagation private bash -euo pipefail -c '
     lower=$1 work=$2 mode=$3 src=$4 build=${5:-} carry=${6:-} root=$2/root
+    debs=${REHEARSAL_DEBS:-} offline=${REHEARSAL_OFFLINE:-0}
     cleanup() {
-      for m in tmp dev/shm dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
+      for m in tmp dev/shm dev sys proc var/cache/apt/archives var/cache/golmpi-debs; do
+        umount -l "$root/$m" 2>/dev/null || true
+      done
       umount -l "$root" 2>/dev/null || true
     }
     trap cleanup EXIT
@@ -391,6 +408,17 @@ in_root() {
       cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null &&
         chroot "$root" update-ca-certificates >/dev/null || true
       cp /etc/pip.conf "$root/etc/pip.conf" 2>/dev/null || true
+    fi
+    if [[ -n $debs && $offline == 1 ]]; then
+      # the cached packages, the only source; a network namespace of its own, up only on lo
+      ip link set lo up
+      mkdir -p "$root/var/cache/golmpi-debs"
+      mount --bind "$debs" "$root/var/cache/golmpi-debs"
+      mount -o remount,bind,ro "$root/var/cache/golmpi-debs"
+      echo "deb [trusted=yes] file:/var/cache/golmpi-debs ./" >"$root/etc/apt/sources.list"
+      rm -f "$root"/etc/apt/sources.list.d/*
+    elif [[ -n $debs ]]; then
+      mount --bind "$debs" "$root/var/cache/apt/archives"
     fi
     # packages installed in the root start no daemons (munged, slurmctld) on this machine
     printf "#!/bin/sh\nexit 101\n" >"$root/usr/sbin/policy-rc.d"
@@ -448,20 +476,69 @@ rehearse() {
   say "PASS in $((SECONDS - t0)) s"
 }
 
-# fresh SRC [full]: the new user's machine; full: the whole quick start, as root, on a fresh
-# cloud machine's root (minbase, ca-certificates, git and sudo), SRC copied whole: give it a clean
-# clone
+# debs_dir SRC LOWER: the cache of the Debian packages the quick start and scripts/deps.sh --test
+# install on the root LOWER, keyed by SRC's scripts/deps.txt and that root; a new key removes the
+# directories of older ones
+debs_dir() {
+  local cache key old
+  cache=$(cache_dir)
+  key=$( (echo "$SUITE $(basename "$2")"; cat "$1/scripts/deps.txt") | sha256sum | cut -c1-12)
+  for old in "$cache"/debs-*; do
+    [[ ! -d $old || $old == "$cache/debs-$key" ]] || rm -rf --one-file-system "$old"
+  done
+  mkdir -p "$cache/debs-$key"
+  echo "$cache/debs-$key"
+}
+
+# debs_index DIR: DIR a flat apt repository of the packages in it (its Packages index, made with
+# dpkg-deb alone), marked complete
+debs_index() {
+  local deb n=0
+  : >"$1/Packages.tmp"
+  for deb in "$1"/*.deb; do
+    [[ -e $deb ]] || continue
+    { dpkg-deb -f "$deb"
+      echo "Filename: ./$(basename "$deb")"
+      echo "Size: $(stat -c %s "$deb")"
+      echo "SHA256: $(sha256sum <"$deb" | cut -d" " -f1)"
+      echo; } >>"$1/Packages.tmp" || fail "dpkg-deb -f $deb"
+    n=$((n + 1))
+  done
+  ((n > 0)) || fail "no packages in $1 after the quick start and scripts/deps.sh --test"
+  mv "$1/Packages.tmp" "$1/Packages"
+  touch "$1/.complete"
+  say "cached $n packages ($(du -sh "$1" | cut -f1)) in $1: the next run reads them, not the registry"
+}
+
+# fresh SRC [full|required]: the new user's machine; full: the whole quick start, as root, on a
+# fresh cloud machine's root (minbase, ca-certificates, git and sudo), SRC copied whole: give it a
+# clean clone. The packages of the other two come from the cache (debs_dir) once a passing run
+# filled it, with no network; until then from Debian's registry (required never fills it: it stops
+# before scripts/deps.sh --test)
 fresh() {
-  local src lower t0=$SECONDS full=${2:-}
+  local src lower t0=$SECONDS how=${2:-} full="" debs=""
   src=$(cd "$1" && pwd)
+  [[ $how != full ]] || full=1
   mkdir -p "$(cache_dir)"
   exec 9>"$(cache_dir)/lock"
   flock 9
   if [[ -n $full ]]; then lower=$(debian_root ca-certificates git sudo); else lower=$(debian_root sudo); fi
+  [[ -n $full ]] || debs=$(debs_dir "$src" "$lower")
   flock -u 9
-  say "bare root ready ($((SECONDS - t0)) s)"
+  export REHEARSAL_DEBS=$debs REHEARSAL_OFFLINE=0
+  if [[ -n $debs && -f $debs/.complete ]]; then
+    REHEARSAL_OFFLINE=1
+    say "bare root ready ($((SECONDS - t0)) s); packages from $debs, no network"
+  else
+    say "bare root ready ($((SECONDS - t0)) s); packages from Debian's registry${debs:+, kept in $debs}"
+  fi
   new_work
   in_root "$lower" "inside-fresh${full:+-full}" "$src"
+  if [[ -n $debs && $REHEARSAL_OFFLINE == 0 && -z $how ]]; then
+    flock 9
+    debs_index "$debs"
+    flock -u 9
+  fi
   say "PASS in $((SECONDS - t0)) s"
 }
 
@@ -548,7 +625,7 @@ fresh-required)
     --exclude="*.h5" -cf - . | tar -C "$copy" -xf -
   sed -i '1i find_package(Python3 COMPONENTS Interpreter REQUIRED)' "$copy/tests/halo.cmake"
   say "tests/halo.cmake of a copy REQUIRES Python3: the fresh rehearsal must fail configuring"
-  own_rehearsal "$log" fresh "$copy"
+  own_rehearsal "$log" fresh "$copy" required
   tail -30 "$log"
   ((rc != 0)) || fail "the fresh rehearsal passed with a test-only REQUIRED Python3"
   grep -q "Could NOT find Python3" "$log" || fail "no 'Could NOT find Python3' from the configure"
