@@ -1,7 +1,7 @@
 /* The CUDA backend: a bit-packed slab on one GPU per rank. This file is the algorithm of a pass;
  * its other jobs are units of their own: the watchdog and every host wait (kernels/cuda_watch.h),
- * frames out (kernels/cuda_frames.h), where the time goes (kernels/cuda_times.h), depth 1's graphs
- * (kernels/cuda_graph.h), and the decisions that need no GPU (kernels/cuda_choices.h).
+ * frames out (kernels/cuda_frames.h), where the time goes (kernels/cuda_times.h), the cycles'
+ * graphs (kernels/cuda_graph.h), and the decisions that need no GPU (kernels/cuda_choices.h).
  *
  * Buffers: two slabs of rows + 2k rows of nwords words (k: the halo depth of core/depth.h), rows
  * numbered as in core/depth.h: row 0 the first owned row, -k..-1 the halo above, rows..rows+k-1
@@ -15,10 +15,10 @@
  * them through the halo mode (halo/halo.h: NCCL on the stream, or MPI through the host); the
  * compute stream computes the rows in between meanwhile, waiting for neither, then joins the
  * bands alone. Work that reads the halo rows or overwrites the rows sent (the next unsplit pass,
- * a load) joins the exchange first. At depth 1, with a capturable mode and graphs on, every pass
- * is the same one-generation pass, replayed from the graph of its buffer captured at create
- * (warm_up_and_capture), except the timed samples, which run eagerly on every rank at the same
- * exchanges.
+ * a load) joins the exchange first. With a capturable mode and graphs on, a whole cycle (k
+ * generations, its exchange included) is one graph launch, captured per buffer at create
+ * (warm_up_and_capture): the host makes one call a cycle, none inside it. The timed samples and
+ * the cycles a frame or a load cuts run eagerly, on every rank alike (cuda_advance).
  *
  * The host never blocks in a CUDA call that cannot see a dead peer: every wait polls through the
  * watchdog, at most a bounded number of generations is queued ahead of the GPU (a mark every few
@@ -59,6 +59,7 @@ typedef struct cuda_backend {
     uint64_t *buf_d[2];
     int cur;       /* buf_d[cur] holds the current generation */
     int64_t valid; /* halo rows of buf_d[cur] still valid; the cycle's exchange comes at 0 */
+    int64_t owed;  /* generations asked and not yet queued: fewer than valid (cuda_advance) */
 
     cudaStream_t compute, comm; /* the interior; the edge bands and the exchange (outranks it) */
     cudaEvent_t fork;       /* on compute: what the comm stream's bands wait for */
@@ -66,7 +67,7 @@ typedef struct cuda_backend {
     cudaEvent_t halo_done;  /* on comm: the last exchange */
     int halo_pending;       /* the compute stream has not waited for halo_done since */
     gol_halo *halo;      /* a device mode, ordered on the comm stream */
-    cuda_graphs *graphs; /* depth 1: the passes captured at create; NULL: every pass eager */
+    cuda_graphs *graphs; /* the cycle from each buffer, captured at create; NULL: all eager */
 
     cuda_watch *watch;    /* every host wait, and the bound on the work in flight */
     cuda_frames *frames;  /* frames out: copy streams, staging slots */
@@ -146,38 +147,72 @@ static void pass_rows(cuda_backend *cb, int p, gol_rows r, int n, cudaStream_t s
 }
 
 static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEvent_t *timed);
-static void replay_pass(cuda_backend *cb);
+static void replay_cycle(cuda_backend *cb);
+static void run_passes(cuda_backend *cb, int64_t n);
 
 /* The one advance loop, at every depth, the way the jacobi loop of NVIDIA's nccl_overlap reads:
- * passes of up to pass_max generations, cut where the call ends and where the cycle does, so the
- * exchanges fall every k generations from the load, and the timed ones every
- * CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges, whatever the calls' cuts. No
- * synchronisation at the end: the next call, a frame or the population queues behind it, and the
- * host waits only where it needs a result. */
+ * the generations asked are owed, and every cycle they complete is queued now: a whole cycle (one
+ * that starts at its exchange) replayed from its graph, in one launch with no host call inside;
+ * else its passes eagerly (run_passes), up to pass_max generations each, the last with the
+ * exchange. What is left, less than the rest of a cycle, stays owed until the next call or an op
+ * that needs the state (settle). So the passes, the graphs and the timed samples fall on the
+ * same generations on every rank however the ranks cut their calls, and NCCL meets the same
+ * exchange, captured or eager, on every rank. No synchronisation at the end: the next call, a
+ * frame or the population queues behind it, and the host waits only where it needs a result. */
 static void cuda_advance(void *impl, int64_t generations) {
     cuda_backend *cb = impl;
     if (generations <= 0) return;
     if (cb->valid <= 0) /* no halo rows yet: a pass of 0 generations, forever */
         gol_die(__FILE__, __LINE__, "cuda_advance", "golmpi",
                 "advance before any load or random start (an internal error)");
+    cb->owed += generations;
     int t = cuda_times_advance_begin(cb->times, cb->compute);
-    while (generations > 0) {
-        int64_t n = generations < cb->valid ? generations : cb->valid;
-        if (n > cb->pass_max) n = cb->pass_max;
-        const int ends = n == cb->valid; /* the pass ends the cycle with its exchange */
-        cuda_frames_before_write(cb->frames, cb->cur ^ 1);
-        cudaEvent_t *timed = cuda_times_sample(cb->times, ends);
-        if (cb->graphs && !timed) /* depth 1: n == valid == 1 */
-            replay_pass(cb);
+    while (cb->owed >= cb->valid) { /* the rest of a cycle, exchange included */
+        if (cb->graphs && cb->valid == cb->depth && !cuda_times_sample_next(cb->times))
+            replay_cycle(cb);
         else
-            enqueue_pass(cb, cb->cur, (int)n, cb->valid, timed);
-        cuda_times_passed(cb->times, ends);
-        cb->valid = ends ? cb->depth : cb->valid - n;
-        cb->cur ^= 1;
-        generations -= n;
-        for (int64_t i = 0; i < n; i++) cuda_watch_generation(cb->watch);
+            run_passes(cb, cb->valid);
     }
     cuda_times_advance_end(cb->times, t, cb->compute);
+}
+
+/* The owed generations, queued now in eager passes: before every op that reads, copies or
+ * replaces the grid. Those ops fall on the same generations on every rank (the schedule's), so
+ * this partial cycle is cut alike everywhere. */
+static void settle(cuda_backend *cb) {
+    if (cb->owed == 0) return;
+    int t = cuda_times_advance_begin(cb->times, cb->compute);
+    run_passes(cb, cb->owed);
+    cuda_times_advance_end(cb->times, t, cb->compute);
+}
+
+/* A pass of n generations was queued (ends: with the cycle's exchange): the buffers flip. */
+static void passed(cuda_backend *cb, int64_t n, int ends) {
+    cuda_times_passed(cb->times, ends);
+    cb->valid = ends ? cb->depth : cb->valid - n;
+    cb->cur ^= 1;
+    cb->owed -= n;
+    for (int64_t i = 0; i < n; i++) cuda_watch_generation(cb->watch);
+}
+
+/* The compute stream waits for any frame still copying out of a buffer that the next `passes`
+ * passes write: the other buffer, and from two passes on both. */
+static void before_writes(cuda_backend *cb, int64_t passes) {
+    cuda_frames_before_write(cb->frames, cb->cur ^ 1);
+    if (passes > 1) cuda_frames_before_write(cb->frames, cb->cur);
+}
+
+/* n owed generations (n <= valid) in eager passes of up to pass_max, the exchange at the
+ * cycle's end; a timed sample's exchange is bracketed by its events. */
+static void run_passes(cuda_backend *cb, int64_t n) {
+    while (n > 0) {
+        int64_t g = n < cb->pass_max ? n : cb->pass_max;
+        const int ends = g == cb->valid;
+        before_writes(cb, 1);
+        enqueue_pass(cb, cb->cur, (int)g, cb->valid, cuda_times_sample(cb->times, ends));
+        passed(cb, g, ends);
+        n -= g;
+    }
 }
 
 /* One pass of n generations (n <= valid, n <= pass_max) from buffer p into p ^ 1, valid halo
@@ -210,21 +245,39 @@ static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEven
     join_comm(cb);
 }
 
-/* Depth 1's pass from buffer p, for the capture (kernels/cuda_graph.h): joined back whole, as a
- * capture must end, so a replay is ordered after the last one's exchange. */
-static void capture_pass(void *impl, int p) {
-    enqueue_pass(impl, p, 1, 1, NULL);
+/* A whole cycle's passes from buffer p, as run_passes cuts them (passes of pass_max, then the
+ * rest, the last with the exchange), every one eager and untimed: the graphs' contents, and the
+ * shapes' timing. Returns the buffer the cycle ends in. */
+static int enqueue_cycle(cuda_backend *cb, int p) {
+    for (int64_t valid = cb->depth; valid > 0; p ^= 1) {
+        int n = (int)(valid < cb->pass_max ? valid : cb->pass_max);
+        enqueue_pass(cb, p, n, valid, NULL);
+        valid -= n;
+    }
+    return p;
+}
+
+/* A cycle from buffer p, for the capture (kernels/cuda_graph.h): joined back whole, as a capture
+ * must end, so a replay is ordered after the last one's exchange. */
+static void capture_cycle(void *impl, int p) {
+    enqueue_cycle(impl, p);
     join_halo(impl);
 }
 
-/* Depth 1's pass from the current buffer, replayed from the graph captured at create: the same
- * fork, edges, exchange, interior and join as enqueue_pass, in one launch, after the last eager
- * exchange (the graph's bands run on lanes of their own). Its exchange counts as posted (the
- * watchdog's needs). */
-static void replay_pass(cuda_backend *cb) {
+/* A whole cycle from the current buffer, replayed from the graph captured at create: the passes
+ * and the exchange of enqueue_cycle in one launch, after the last eager exchange (the graph's
+ * bands run on lanes of their own) and after the frames still copying a buffer it writes. Its
+ * exchange counts as posted (the watchdog's needs). */
+static void replay_cycle(cuda_backend *cb) {
+    before_writes(cb, (cb->depth + cb->pass_max - 1) / cb->pass_max);
     join_halo(cb);
     cuda_graphs_replay(cb->graphs, cb->cur, cb->compute);
     halo_replayed(cb->halo);
+    for (int64_t valid = cb->depth; valid > 0;) {
+        int64_t n = valid < cb->pass_max ? valid : cb->pass_max;
+        passed(cb, n, n == valid);
+        valid -= n;
+    }
 }
 
 /* ---- Create ---- */
@@ -294,12 +347,7 @@ static cuda_frames *create_frames(cuda_backend *cb, const gol_plan *plan) {
 
 /* Full cycles from the current buffer, every pass eager (the shape's timing). */
 static void run_cycles(cuda_backend *cb, int64_t cycles) {
-    for (int64_t c = 0; c < cycles; c++)
-        for (int64_t valid = cb->depth; valid > 0; cb->cur ^= 1) {
-            int n = (int)(valid < cb->pass_max ? valid : cb->pass_max);
-            enqueue_pass(cb, cb->cur, n, valid, NULL);
-            valid -= n;
-        }
+    for (int64_t c = 0; c < cycles; c++) cb->cur = enqueue_cycle(cb, cb->cur);
 }
 
 /* kernels/shape_choice.h's timer: seconds a generation of `shape` on this rank's slab, on
@@ -342,8 +390,8 @@ static void choose_shape(cuda_backend *cb, const gol_plan *plan, const gol_confi
 /* Warm-up: NCCL connects to each peer on first use, which must not happen inside a capture or a
  * timed region, and which the halo mode bounds by --timeout (a peer that never posts its first
  * exchange aborts every rank). Both parities, twice, on the all-dead grid. Then the kernel's
- * shape (choose_shape, which may time each on these buffers), and, at depth 1 with a capturable
- * mode and graphs on, the capture of both passes (kernels/cuda_graph.h). */
+ * shape (choose_shape, which may time each on these buffers), and, with a capturable mode and
+ * graphs on, the capture of the cycle from each buffer (kernels/cuda_graph.h). */
 static void warm_up_and_capture(cuda_backend *cb, const gol_plan *plan, const gol_config *cfg,
                                 MPI_Comm comm) {
     if (halo_capturable(cb->halo) || halo_sampled(cb->halo)) {
@@ -357,8 +405,8 @@ static void warm_up_and_capture(cuda_backend *cb, const gol_plan *plan, const go
     int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++)
         CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, (size_t)bytes, cb->compute));
-    if (!cfg->no_graphs && halo_capturable(cb->halo) && cb->depth == 1)
-        cb->graphs = cuda_graphs_capture(cb->compute, capture_pass, cb);
+    if (!cfg->no_graphs && halo_capturable(cb->halo))
+        cb->graphs = cuda_graphs_capture(cb->compute, capture_cycle, cb);
     wait_stream(cb, cb->compute, "the graph capture");
 }
 
@@ -401,6 +449,7 @@ static void finish_load(cuda_backend *cb, const char *what) {
 
 static void cuda_load(void *impl, const uint64_t *rows_h) {
     cuda_backend *cb = impl;
+    settle(cb);
     cuda_frames_before_write(cb->frames, cb->cur);
     join_halo(cb); /* the last exchange sends rows the load overwrites */
     /* rows_h is pageable: the copy may wait on the stream's work with no deadline, so that work
@@ -416,6 +465,7 @@ static void cuda_load(void *impl, const uint64_t *rows_h) {
  * density's threshold is the host's, as on the CPU. Then the halo rows, as after a load. */
 static void cuda_init_random(void *impl, uint64_t seed, double density) {
     cuda_backend *cb = impl;
+    settle(cb);
     cuda_frames_before_write(cb->frames, cb->cur);
     join_halo(cb); /* the last exchange sends rows this overwrites */
     launch_init_random(init_run_key(seed), init_threshold(density), cb->slab.row0, cb->slab.rows,
@@ -425,6 +475,7 @@ static void cuda_init_random(void *impl, uint64_t seed, double density) {
 
 static void cuda_store(void *impl, uint64_t *rows_h) {
     cuda_backend *cb = impl;
+    settle(cb);
     /* rows_h is pageable: a copy into it returns only once done, after the stream's earlier work
      * (NCCL's included), with no deadline; so that work is waited for first, polling, and the
      * copy then waits on nothing but itself */
@@ -437,6 +488,7 @@ static void cuda_store(void *impl, uint64_t *rows_h) {
 
 static void cuda_frame_begin(void *impl, int slot, gol_frame_format fmt, void *dst_h) {
     cuda_backend *cb = impl;
+    settle(cb);
     cuda_frames_begin(cb->frames, slot, fmt, row_ptr(cb, cb->cur, 0), cb->cur, dst_h);
 }
 
@@ -458,6 +510,7 @@ static void cuda_host_free(void *impl, void *p) {
 /* Waits for every generation queued: the timers of the compute stream are then all readable. */
 static int64_t cuda_population(void *impl) {
     cuda_backend *cb = impl;
+    settle(cb);
     CUDA_CHECK(cudaMemsetAsync(cb->pop_d, 0, sizeof *cb->pop_d, cb->compute));
     launch_popcount(row_ptr(cb, cb->cur, 0), cb->slab.rows * cb->row_words, cb->pop_d,
                     cb->compute);
@@ -497,6 +550,7 @@ static void cuda_destroy(void *impl) {
     cuda_backend *cb = impl;
     if (!cb) return;
     CUDA_CHECK(cudaSetDevice(cb->device));
+    settle(cb); /* every generation asked is computed, as every rank does */
     /* all of this backend's work is on its four streams: wait for them, polling */
     wait_stream(cb, cb->compute, "the last generations");
     wait_stream(cb, cb->comm, "the last exchange");

@@ -1,4 +1,4 @@
-/* Depth 1's passes as CUDA graphs (kernels/cuda_graph.h). */
+/* Whole cycles as CUDA graphs (kernels/cuda_graph.h). */
 #include "kernels/cuda_graph.h"
 
 #include <stdlib.h>
@@ -6,14 +6,14 @@
 #include "core/check.h"
 
 struct cuda_graphs {
-    cudaGraphExec_t exec[2]; /* the pass from buffer p */
+    cudaGraphExec_t exec[2]; /* the cycle from buffer p */
 };
 
-static cudaGraphExec_t capture(cudaStream_t s, cuda_pass_fn pass, void *arg, int parity) {
+static cudaGraphExec_t capture(cudaStream_t s, cuda_cycle_fn cycle, void *arg, int parity) {
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    pass(arg, parity);
+    cycle(arg, parity);
     CUDA_CHECK(cudaStreamEndCapture(s, &graph));
     CUDA_CHECK(cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagUseNodePriority));
     CUDA_CHECK(cudaGraphDestroy(graph));
@@ -21,9 +21,9 @@ static cudaGraphExec_t capture(cudaStream_t s, cuda_pass_fn pass, void *arg, int
     return exec;
 }
 
-cuda_graphs *cuda_graphs_capture(cudaStream_t s, cuda_pass_fn pass, void *arg) {
+cuda_graphs *cuda_graphs_capture(cudaStream_t s, cuda_cycle_fn cycle, void *arg) {
     cuda_graphs *g = gol_xcalloc(1, sizeof *g);
-    for (int p = 0; p < 2; p++) g->exec[p] = capture(s, pass, arg, p);
+    for (int p = 0; p < 2; p++) g->exec[p] = capture(s, cycle, arg, p);
     return g;
 }
 

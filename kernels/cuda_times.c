@@ -79,10 +79,12 @@ static void read_sample(cuda_times *t, int wait) {
     t->sample_pending = 0;
 }
 
+int cuda_times_sample_next(const cuda_times *t) {
+    return halo_sampled(t->halo) && cuda_halo_sample_due(t->exchanges_since_load * t->depth);
+}
+
 cudaEvent_t *cuda_times_sample(cuda_times *t, int ends) {
-    if (!ends || !halo_sampled(t->halo) ||
-        !cuda_halo_sample_due(t->exchanges_since_load * t->depth))
-        return NULL;
+    if (!ends || !cuda_times_sample_next(t)) return NULL;
     read_sample(t, 1); /* long done: the marks bound what is queued */
     t->sample_pending = 1;
     return t->sample_ev;

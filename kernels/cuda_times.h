@@ -31,6 +31,8 @@ void cuda_times_advance_end(cuda_times *t, int pair, cudaStream_t s);
  * events to record on the exchange's stream before and after the exchange, when it is the one
  * to sample (then the pass must run eagerly, on every rank alike). */
 cudaEvent_t *cuda_times_sample(cuda_times *t, int ends);
+/* Whether the next exchange is the one to sample: a cycle replayed from a graph cannot be. */
+int cuda_times_sample_next(const cuda_times *t);
 /* The pass was queued: counts its exchange (ends). */
 void cuda_times_passed(cuda_times *t, int ends);
 /* A load's exchange was waited for: the samples count from here, and its host time is not the

@@ -138,13 +138,13 @@ golmpi_driver_test(cudasim_faults_two_ranks test_sim_faults.py PROCESSORS 2 TIME
 # The orderings of the CUDA path, each taken out of the real code:
 # the join that ends a pass (the compute stream waits for the comm stream's edges and exchange)
 golmpi_mutant(pass_join kernels/backend_cuda.c
-  "    join_comm(cb)\\x3b\\n}\\n\\n/* Depth 1's pass" "}\\n\\n/* Depth 1's pass")
+  "    join_comm(cb)\\x3b\\n}\\n\\n/* A whole cycle's passes" "}\\n\\n/* A whole cycle's passes")
 # the fork that begins a pass (the comm stream waits for the previous pass's interior)
 golmpi_mutant(pass_fork kernels/backend_cuda.c
   "    fork_comm(cb)\\x3b\\n    if (split.edges)" "    if (split.edges)")
 # the wait for a frame's copy out of a grid buffer before the buffer is written again
 golmpi_mutant(frame_buffer_wait kernels/backend_cuda.c
-  "        cuda_frames_before_write(cb->frames, cb->cur ^ 1)\\x3b\\n" "/* taken out */\\n")
+  "    cuda_frames_before_write(cb->frames, cb->cur ^ 1)\\x3b\\n    if (passes" "    if (passes")
 # the poll of a slot's copy to the host before the writer takes the frame: in the backend ...
 golmpi_mutant(slot_poll kernels/cuda_frames.c
   "    cuda_watch_wait_stream(f->watch, f->copy[slot],\\n"
@@ -165,10 +165,10 @@ golmpi_mutant(nccl_recv_order halo/halo_nccl.c "ncclRecv(top_d, count, ncclUint6
 set(small --width 131 --height 37 --steps 24 --seed 5 --boundary torus)
 golmpi_mutation_test(pass_join pass_join RANKS 2 ARGS ${small} --save-every 3 --halo nccl
   --halo-depth 2)
-# the join that ends depth 1's capture: the capture ends with the comm stream unjoined
+# the join that ends a cycle's capture: the capture ends with the comm stream unjoined
 golmpi_mutant(capture_join kernels/backend_cuda.c
-  "    enqueue_pass(impl, p, 1, 1, NULL)\\x3b\\n    join_halo(impl)\\x3b"
-  "    enqueue_pass(impl, p, 1, 1, NULL)\\x3b")
+  "    enqueue_cycle(impl, p)\\x3b\\n    join_halo(impl)\\x3b"
+  "    enqueue_cycle(impl, p)\\x3b")
 golmpi_mutation_test(capture_join capture_join RANKS 1 ARGS ${small} --save-every 3 --halo nccl
   --halo-depth 1)
 golmpi_mutation_test(pass_fork pass_fork RANKS 2 ARGS ${small} --save-every 3 --halo nccl
@@ -200,10 +200,16 @@ golmpi_mutant(capture_wait kernels/backend_cuda.c
 # the watchdog's bound on the generations queued: the host fills the launch queue and blocks
 golmpi_mutant(watch_bound kernels/cuda_watch.c
   "    if (back >= w->marks_done)\\n" "    if (0)\\n")
-# rank 0 runs every pass eagerly while its peers replay the captured graph
+# rank 0 runs every pass eagerly while its peers replay the captured graphs
 golmpi_mutant(graph_eager kernels/backend_cuda.c
-  "halo_capturable(cb->halo) && cb->depth == 1)"
-  "halo_capturable(cb->halo) && cb->depth == 1 && cb->slab.rank != 0)")
+  "    if (!cfg->no_graphs && halo_capturable(cb->halo))"
+  "    if (!cfg->no_graphs && halo_capturable(cb->halo) && cb->slab.rank != 0)")
+# the owed generations queued at the end of every call, not only where an op needs the grid: rank
+# 1, cutting its calls finer (GOLMPI_DEBUG_PIECE), runs eagerly the cycles its peer replays, and
+# NCCL meets a captured exchange on one rank and an eager one on the other
+golmpi_mutant(settle_each_call kernels/backend_cuda.c
+  "            run_passes(cb, cb->valid)\\x3b\\n    }\\n"
+  "            run_passes(cb, cb->valid)\\x3b\\n    }\\n    run_passes(cb, cb->owed)\\x3b\\n")
 # the nonblocking communicator destroyed while its finalize is still in progress
 golmpi_mutant(finalize_wait halo/halo_nccl.c
   "        if (rc == ncclInProgress)\\n            wait_ready(h, h->init, \"ncclCommFinalize\")\\x3b\\n        else\\n            NCCL_CHECK(rc)\\x3b\\n"
@@ -220,6 +226,12 @@ golmpi_mutation_test(capture_wait capture_wait RANKS 1 ARGS ${small} --save-ever
   --halo-depth 1)
 golmpi_mutation_test(graph_eager graph_eager RANKS 2 ARGS ${small} --save-every 3 --halo nccl
   --halo-depth 1)
+golmpi_mutation_test(settle_each_call settle_each_call RANKS 2 ARGS --width 131 --height 40
+  --steps 96 --save-every 48 --seed 5 --boundary torus --halo nccl --halo-depth 16)
+if(TEST cudasim_mutation_settle_each_call)
+  set_property(TEST cudasim_mutation_settle_each_call APPEND PROPERTY ENVIRONMENT
+    GOLMPI_DEBUG_PIECE=1:5)
+endif()
 golmpi_mutation_test(finalize_wait finalize_wait RANKS 2 ARGS ${small} --save-every 3 --halo nccl)
 # rank 1's device stops: with the bound every rank ends within --timeout + 5 s and no host thread
 # ever blocks in the full launch queue (cudasim_faults); without it, a rank blocks there, which
@@ -248,17 +260,22 @@ if(TEST cudasim_mutation_abort_waits)
 endif()
 
 # A pass's dependency graph (tests/cudasim/test_pass_graph.py, on the trace of tests/cudasim/
-# sim_trace.c), on one rank: depth 16, a cycle of a pass of one launch then a split pass that
-# exchanges (8 and 8); depth 4, every pass split and exchanging; depth 1 eager (--no-graphs) and
-# replayed from the graphs. Then each edge the check asserts, taken out of the real code by a
-# mutant of its own, on the run that has that edge: the check must fail on that edge alone.
+# sim_trace.c), on one rank, every pass eager (--no-graphs): depth 16, a cycle of a pass of one
+# launch then a split pass that exchanges (8 and 8); depth 4, every pass split and exchanging;
+# depth 1. Then the cycles replayed from the graphs: depth 1, and depth 16, whose graph holds both
+# kinds of pass. Then each edge the check asserts, taken out of the real code by a mutant of its
+# own, on the run that has that edge: the check must fail on that edge alone.
 set(pass_graph_grid --width 131 --height 40 --seed 5 --boundary torus --halo nccl)
-set(pass_graph_deep --expect exchange,quiet,eager ${pass_graph_grid} --halo-depth 16 --steps 32)
-set(pass_graph_split --expect exchange,eager ${pass_graph_grid} --halo-depth 4 --steps 32)
+set(pass_graph_deep --expect exchange,quiet,eager ${pass_graph_grid} --halo-depth 16 --no-graphs
+  --steps 32)
+set(pass_graph_split --expect exchange,eager ${pass_graph_grid} --halo-depth 4 --no-graphs
+  --steps 32)
 set(pass_graph_eager --expect exchange,eager ${pass_graph_grid} --halo-depth 1 --no-graphs
   --steps 8)
 set(pass_graph_replayed --expect exchange,graph ${pass_graph_grid} --halo-depth 1 --steps 8)
-foreach(run deep split eager replayed)
+set(pass_graph_cycle --expect exchange,quiet,graph ${pass_graph_grid} --halo-depth 16
+  --kernel baseline --steps 64)
+foreach(run deep split eager replayed cycle)
   golmpi_test(cudasim_pass_graph_${run} PYTHON ONE_THREAD TIMEOUT 300 LABELS "gpu;sim"
     COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
             ${pass_graph_${run}} --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
@@ -288,11 +305,17 @@ golmpi_mutant(whole_ending kernels/backend_cuda.c
   "    if (n < valid || (ps.dead_top && ps.dead_bottom)) {" "    if (1) {")
 foreach(m "pass_fork;fork;deep" "halo_join;join-halo;deep" "split_quiet;one-launch;deep"
           "whole_ending;split;deep" "pass_join;join;split" "join_exchange;join-only;split"
-          "interior_waits;interior;deep" "graph_eager;expect;replayed")
+          "interior_waits;interior;deep" "graph_eager;expect;replayed"
+          "graph_eager;expect;cycle;graph_eager_cycle")
   list(GET m 0 mutant)
   list(GET m 1 edge)
   list(GET m 2 run)
-  golmpi_test(cudasim_pass_graph_${mutant} PYTHON ONE_THREAD TIMEOUT 300 LABELS "gpu;sim"
+  set(name ${mutant})
+  list(LENGTH m fields)
+  if(fields GREATER 3)
+    list(GET m 3 name)
+  endif()
+  golmpi_test(cudasim_pass_graph_${name} PYTHON ONE_THREAD TIMEOUT 300 LABELS "gpu;sim"
     COMMAND ${GOLMPI_TEST_DIR}/cudasim/test_pass_graph.py --golmpi $<TARGET_FILE:golmpi>
             --mutant $<TARGET_FILE:golmpi_mut_${mutant}> --missing ${edge} ${pass_graph_${run}}
             --mpiexec ${MPIEXEC_EXECUTABLE} ${GOLMPI_MPIEXEC_FLAGS})
