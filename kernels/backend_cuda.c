@@ -67,6 +67,7 @@ typedef struct cuda_backend {
     cudaEvent_t halo_done;  /* on comm: the last exchange */
     int halo_pending;       /* the compute stream has not waited for halo_done since */
     gol_halo *halo;      /* a device mode, ordered on the comm stream */
+    int graphed;         /* whole cycles replay from graphs: a capturable mode, graphs on */
     cuda_graphs *graphs; /* the cycle from each buffer, captured at create; NULL: all eager */
 
     cuda_watch *watch;    /* every host wait, and the bound on the work in flight */
@@ -345,16 +346,29 @@ static cuda_frames *create_frames(cuda_backend *cb, const gol_plan *plan) {
     return cuda_frames_create(&cb->slab, stage, cb->compute, cb->watch, &cb->mem);
 }
 
-/* Full cycles from the current buffer, every pass eager (the shape's timing). */
-static void run_cycles(cuda_backend *cb, int64_t cycles) {
-    for (int64_t c = 0; c < cycles; c++) cb->cur = enqueue_cycle(cb, cb->cur);
+/* Full cycles from the current buffer, as the run will queue them: replayed from g, or eager
+ * where g is NULL. */
+static void run_cycles(cuda_backend *cb, const cuda_graphs *g, int64_t cycles) {
+    const int64_t passes = (cb->depth + cb->pass_max - 1) / cb->pass_max;
+    for (int64_t c = 0; c < cycles; c++) {
+        if (!g) {
+            cb->cur = enqueue_cycle(cb, cb->cur);
+            continue;
+        }
+        join_halo(cb);
+        cuda_graphs_replay(g, cb->cur, cb->compute);
+        halo_replayed(cb->halo);
+        cb->cur ^= (int)(passes & 1);
+    }
 }
 
 /* kernels/shape_choice.h's timer: seconds a generation of `shape` on this rank's slab, on
  * whatever the buffers hold (zeroed at create, zeroed again after the choice): one full cycle to
  * warm up, then at least SHAPE_CHOICE_TIMED_GENS generations of full cycles between two events
- * on the compute stream, every pass eager, each exchange included (so collective: every rank
- * times the same shapes in the same order). The shape in use is left as it was. */
+ * on the compute stream, each exchange included (so collective: every rank times the same shapes
+ * in the same order), queued as the run will queue them: where the run replays graphs, from the
+ * shape's own cycle graphs, captured here and dropped after, so the host's part of a pass, which
+ * a graph removes, does not decide the choice. The shape in use is left as it was. */
 static double cuda_time_shape(void *ctx, int shape) {
     cuda_backend *cb = ctx;
     const int kept = cb->shape;
@@ -362,16 +376,19 @@ static double cuda_time_shape(void *ctx, int shape) {
     cudaEvent_t ev[2];
     for (int i = 0; i < 2; i++) CUDA_CHECK(cudaEventCreate(&ev[i]));
     use_shape(cb, shape);
-    run_cycles(cb, 1);
+    join_halo(cb); /* a capture cannot wait on an exchange queued outside it */
+    cuda_graphs *g = cb->graphed ? cuda_graphs_capture(cb->compute, capture_cycle, cb) : NULL;
+    run_cycles(cb, g, 1);
     join_halo(cb);
     CUDA_CHECK(cudaEventRecord(ev[0], cb->compute));
-    run_cycles(cb, cycles);
+    run_cycles(cb, g, cycles);
     join_halo(cb); /* the last exchange is part of the time */
     CUDA_CHECK(cudaEventRecord(ev[1], cb->compute));
     cuda_watch_wait_event(cb->watch, ev[1], "timing a kernel shape", cuda_watch_posted(cb->watch));
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
     for (int i = 0; i < 2; i++) CUDA_CHECK(cudaEventDestroy(ev[i]));
+    cuda_graphs_destroy(g);
     use_shape(cb, kept);
     return 1e-3 * ms / (double)(cycles * cb->depth);
 }
@@ -405,8 +422,7 @@ static void warm_up_and_capture(cuda_backend *cb, const gol_plan *plan, const go
     int64_t bytes = cuda_slab_bytes(cb->slab.rows, cb->depth, cb->row_words);
     for (int b = 0; b < 2; b++)
         CUDA_CHECK(cudaMemsetAsync(cb->buf_d[b], 0, (size_t)bytes, cb->compute));
-    if (!cfg->no_graphs && halo_capturable(cb->halo))
-        cb->graphs = cuda_graphs_capture(cb->compute, capture_cycle, cb);
+    if (cb->graphed) cb->graphs = cuda_graphs_capture(cb->compute, capture_cycle, cb);
     wait_stream(cb, cb->compute, "the graph capture");
 }
 
@@ -427,6 +443,7 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
     /* collective: the halo mode may connect to the neighbours (NCCL) */
     cb->halo = halo_create(plan->halo, slab, cb->depth, comm, cb->comm, cfg->timeout_s);
     cuda_watch_set_halo(cb->watch, cb->halo);
+    cb->graphed = !cfg->no_graphs && halo_capturable(cb->halo);
     cb->times = cuda_times_create(cb->halo, cb->depth, cb->watch);
     wait_stream(cb, cb->compute, "zeroing the grid buffers");
     /* collective: warm-up exchanges, the kernel's shape, then graphs where the mode allows */

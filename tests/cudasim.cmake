@@ -202,8 +202,8 @@ golmpi_mutant(watch_bound kernels/cuda_watch.c
   "    if (back >= w->marks_done)\\n" "    if (0)\\n")
 # rank 0 runs every pass eagerly while its peers replay the captured graphs
 golmpi_mutant(graph_eager kernels/backend_cuda.c
-  "    if (!cfg->no_graphs && halo_capturable(cb->halo))"
-  "    if (!cfg->no_graphs && halo_capturable(cb->halo) && cb->slab.rank != 0)")
+  "    cb->graphed = !cfg->no_graphs && halo_capturable(cb->halo)\\x3b"
+  "    cb->graphed = !cfg->no_graphs && halo_capturable(cb->halo) && cb->slab.rank != 0\\x3b")
 # the owed generations queued at the end of every call, not only where an op needs the grid: rank
 # 1, cutting its calls finer (GOLMPI_DEBUG_PIECE), runs eagerly the cycles its peer replays, and
 # NCCL meets a captured exchange on one rank and an eager one on the other
