@@ -8,6 +8,7 @@ an HDF5 file made with h5py); a case whose file cannot be made (no h5py) is skip
 usage: bad_inputs.py --golmpi PATH --patterns DIR [--ranks N] --mpiexec MPIEXEC [FLAGS...]
 """
 import argparse
+import concurrent.futures
 import hashlib
 import os
 import subprocess
@@ -208,11 +209,54 @@ def have_gpu():
         return False
 
 
+def check(a, golmpi, env, gpu, case):
+    """One case: ("ok" | "fail" | "skip", the lines it prints)."""
+    name, args, code, needle, before, *case_env = case
+    if code == NOGPU and gpu:
+        return "skip", [f"skip  {name}: this machine has a GPU"]
+    with tempfile.TemporaryDirectory(prefix="golmpi_bad_") as d:
+        try:
+            make_files(d, before)
+        except ImportError as e:
+            return "skip", [f"skip  {name}: cannot make its input file ({e})"]
+        want_files = snapshot(d)
+        cmd = a.mpiexec + ["-n", str(a.ranks), golmpi] + args
+        run_env = dict(env, **case_env[0]) if case_env else env
+        try:
+            r = subprocess.run(cmd, cwd=d, env=run_env, capture_output=True, text=True,
+                               timeout=120)
+            out, rc = r.stdout + r.stderr, r.returncode
+        except subprocess.TimeoutExpired as e:
+            out, rc = f"(timed out after 120 s) {e.stdout or ''}{e.stderr or ''}", None
+        problems = []
+        if rc != code:
+            problems.append(f"exit code {rc}, want {code}")
+        n = out.count(needle)
+        if n != 1:
+            problems.append(f"'{needle}' appears {n} times, want once")
+        nerr = out.count("golmpi: error:")
+        if nerr != 1:
+            problems.append(f"'golmpi: error:' appears {nerr} times, want once")
+        got_files = snapshot(d)
+        if got_files != want_files:
+            made = sorted(set(got_files) - set(want_files))
+            changed = sorted(k for k in want_files if got_files.get(k) != want_files[k])
+            problems.append(f"files appeared {made} or changed {changed}")
+        if problems:
+            return "fail", ([f"FAIL  {name}: {' '.join(args)}"] + [f"      {p}" for p in problems]
+                            + ["      output:\n" + "\n".join("        " + l for l in out.splitlines())])
+        msg = next((l for l in out.splitlines() if "golmpi: error:" in l), "")
+        return "ok", [f"ok    {name}: {msg}"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--golmpi", required=True)
     ap.add_argument("--patterns", required=True)
     ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="cases run at once (each its own directory and mpiexec); the results "
+                         "are printed in the table's order")
     ap.add_argument("--mpiexec", nargs=argparse.REMAINDER, required=True,
                     help="mpiexec and its flags; must come last")
     a = ap.parse_args()
@@ -221,52 +265,13 @@ def main():
     env = dict(os.environ, OMP_NUM_THREADS="1")
     gpu = have_gpu()
 
-    failures = skipped = 0
     table = cases(pat)
-    for name, args, code, needle, before, *case_env in table:
-        if code == NOGPU and gpu:
-            skipped += 1
-            print(f"skip  {name}: this machine has a GPU")
-            continue
-        with tempfile.TemporaryDirectory(prefix="golmpi_bad_") as d:
-            try:
-                make_files(d, before)
-            except ImportError as e:
-                skipped += 1
-                print(f"skip  {name}: cannot make its input file ({e})")
-                continue
-            want_files = snapshot(d)
-            cmd = a.mpiexec + ["-n", str(a.ranks), golmpi] + args
-            run_env = dict(env, **case_env[0]) if case_env else env
-            try:
-                r = subprocess.run(cmd, cwd=d, env=run_env, capture_output=True, text=True,
-                                   timeout=120)
-                out, rc = r.stdout + r.stderr, r.returncode
-            except subprocess.TimeoutExpired as e:
-                out, rc = f"(timed out after 120 s) {e.stdout or ''}{e.stderr or ''}", None
-            problems = []
-            if rc != code:
-                problems.append(f"exit code {rc}, want {code}")
-            n = out.count(needle)
-            if n != 1:
-                problems.append(f"'{needle}' appears {n} times, want once")
-            nerr = out.count("golmpi: error:")
-            if nerr != 1:
-                problems.append(f"'golmpi: error:' appears {nerr} times, want once")
-            got_files = snapshot(d)
-            if got_files != want_files:
-                made = sorted(set(got_files) - set(want_files))
-                changed = sorted(k for k in want_files if got_files.get(k) != want_files[k])
-                problems.append(f"files appeared {made} or changed {changed}")
-            if problems:
-                failures += 1
-                print(f"FAIL  {name}: {' '.join(args)}")
-                for p in problems:
-                    print(f"      {p}")
-                print("      output:\n" + "\n".join("        " + l for l in out.splitlines()))
-            else:
-                msg = next((l for l in out.splitlines() if "golmpi: error:" in l), "")
-                print(f"ok    {name}: {msg}")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        results = list(pool.map(lambda case: check(a, golmpi, env, gpu, case), table))
+    for _, lines in results:
+        print("\n".join(lines))
+    failures = sum(status == "fail" for status, _ in results)
+    skipped = sum(status == "skip" for status, _ in results)
     print(f"{len(table) - failures - skipped} of {len(table)} bad inputs handled correctly"
           + (f", {skipped} skipped" if skipped else ""))
     return 1 if failures else 0
