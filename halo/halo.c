@@ -69,7 +69,7 @@ struct gol_halo {
     double timeout_s;
 };
 
-gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows, MPI_Comm comm,
+gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t depth, MPI_Comm comm,
                       void *stream, double timeout_s) {
     gol_halo *h = gol_xcalloc(1, sizeof *h);
     h->mode = mode;
@@ -77,7 +77,7 @@ gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows,
     h->up = slab->up;
     h->down = slab->down;
     h->timeout_s = timeout_s;
-    h->impl = mode->ops->create(slab, rows, comm, stream, timeout_s);
+    h->impl = mode->ops->create(slab, depth, comm, stream, timeout_s);
     return h;
 }
 
@@ -90,13 +90,21 @@ void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_
     if (h->mode->ops->posted) h->mode->ops->posted(h->impl, h->posts);
 }
 
+/* The host is in the exchange phase from here to its wait's end, as where it posts it itself
+ * (the phase's deadline and the fault matrix's hold see a replayed exchange as an eager one). */
+static void enter_exchange(const gol_halo *h) {
+    gol_phase_enter(h->posts <= 1 ? GOL_PHASE_FIRST_EXCHANGE : GOL_PHASE_EXCHANGE, -1);
+}
+
 void halo_replayed(gol_halo *h) {
     h->posts++;
     if (h->mode->ops->posted) h->mode->ops->posted(h->impl, h->posts);
+    enter_exchange(h);
+    gol_phase_enter(GOL_PHASE_COMPUTE, -1);
 }
 
 void halo_wait(gol_halo *h) {
-    gol_phase_enter(h->posts <= 1 ? GOL_PHASE_FIRST_EXCHANGE : GOL_PHASE_EXCHANGE, -1);
+    enter_exchange(h);
     h->mode->ops->wait(h->impl);
     gol_phase_enter(GOL_PHASE_COMPUTE, -1);
 }

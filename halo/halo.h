@@ -25,13 +25,13 @@ typedef struct halo_ops {
     /* Sets the exchange up for this slab over comm. Collective over comm; may block (it may
      * connect to the neighbours). The CUDA device must already be chosen for device modes.
      * timeout_s (--timeout; 0: forever) bounds how long a wait may wait on a neighbour before it
-     * aborts every rank, naming the neighbour. rows (1..slab->rows): the rows each message
-     * carries, the halo depth. */
-    void *(*create)(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+     * aborts every rank, naming the neighbour. depth (1..slab->rows): the rows each message
+     * carries. */
+    void *(*create)(const gol_slab *slab, int64_t depth, MPI_Comm comm, void *stream,
                     double timeout_s);
     /* Starts one exchange: top <- last owned row of the rank above, bottom <- first owned row of
      * the rank below, and the mirror sends of first and last. Rows are slab->nwords words. With
-     * `rows` rows a message (create), each pointer is the first of that many consecutive rows:
+     * `depth` rows a message (create), each pointer is the first of that many consecutive rows:
      * first: the first owned rows (sent up), last: the last ones (sent down), top: the halo rows
      * above, bottom: the halo rows below. Past a dead boundary the halo rows are not touched (the
      * caller keeps them zero). Collective with the
@@ -110,7 +110,7 @@ void halo_mode_names(char *buf, size_t len, const char *sep);
 typedef struct gol_halo gol_halo;
 
 /* The calls below dispatch to the mode's ops; their contracts are stated there. */
-gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t rows, MPI_Comm comm,
+gol_halo *halo_create(const halo_mode *mode, const gol_slab *slab, int64_t depth, MPI_Comm comm,
                       void *stream, double timeout_s);
 void halo_post(gol_halo *h, const uint64_t *first, const uint64_t *last, uint64_t *top,
                uint64_t *bottom);
@@ -131,7 +131,8 @@ int64_t halo_least_posted(gol_halo *h);   /* -1 when the mode has no least_poste
  * blocks. */
 int64_t halo_posts(const gol_halo *h);
 /* The caller enqueued one exchange by replaying a graph it captured (post was not called): it
- * counts in halo_posts as a post. Local; never blocks. */
+ * counts in halo_posts as a post, and the host passes through the exchange phase (core/phase.h)
+ * as a post and its wait would. Local; never blocks (but for a debug hold at that phase). */
 void halo_replayed(gol_halo *h);
 void halo_destroy(gol_halo *h); /* NULL: nothing */
 
