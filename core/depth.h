@@ -32,7 +32,7 @@
 
 #include "core/config.h"
 
-#define GOL_DEPTH_MAX 1024 /* the largest --halo-depth */
+#define GOL_HALO_DEPTH_MAX 1024 /* the largest --halo-depth */
 
 /* The depth a run uses: asked is --halo-depth, 0 for auto. Every rank must own at least k rows,
  * since its k edge rows are what fills its neighbours' halos; the shortest rank owns

@@ -30,7 +30,7 @@ typedef struct halo_mpi {
     MPI_Comm comm;
     int up, down;
     MPI_Datatype row; /* one row of words: a message of k rows is k of them */
-    int count;        /* rows per message, the halo depth (<= GOL_DEPTH_MAX) */
+    int count;        /* rows per message, the halo depth (<= GOL_HALO_DEPTH_MAX) */
     MPI_Request req[4];
     int peer[4];     /* the rank (in comm) each request talks to */
     bool is_recv[4]; /* a receive (the peer's row did not arrive) or a send (not taken) */
@@ -56,7 +56,7 @@ static void learn_peer_hosts(halo_mpi *h) {
     h->up_host[sizeof h->up_host - 1] = h->down_host[sizeof h->down_host - 1] = '\0';
 }
 
-static void *mpi_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+static void *mpi_create(const gol_slab *slab, int64_t depth, MPI_Comm comm, void *stream,
                         double timeout_s) {
     (void)stream;
     halo_mpi *h = gol_xcalloc(1, sizeof *h);
@@ -66,7 +66,7 @@ static void *mpi_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void 
     /* a row of 2^31 words would be 2^37 cells, beyond our limits */
     MPI_CHECK(MPI_Type_contiguous((int)slab->nwords, MPI_UINT64_T, &h->row));
     MPI_CHECK(MPI_Type_commit(&h->row));
-    h->count = (int)rows;
+    h->count = (int)depth;
     h->timeout_s = timeout_s;
     learn_peer_hosts(h);
     if (timeout_s > 0) h->hb = heartbeat_start(comm, h->up, h->down, timeout_s);

@@ -19,8 +19,8 @@
 typedef struct halo_mpi_staged {
     gol_halo *host; /* the host MPI mode does the messages */
     int up, down;
-    int64_t nwords; /* words per message: the rows of one exchange side */
-    size_t row_bytes; /* bytes per message */
+    int64_t msg_words; /* words per message: the rows of one exchange side */
+    size_t msg_bytes; /* bytes per message */
     cudaStream_t stream;
     int cuda_aware;
     uint64_t *mpi_h; /* pinned: send first, send last, recv top, recv bottom (staged only) */
@@ -37,20 +37,20 @@ static int query_cuda_aware_mpi(void) {
 #endif
 }
 
-static void *staged_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+static void *staged_create(const gol_slab *slab, int64_t depth, MPI_Comm comm, void *stream,
                            double timeout_s) {
     halo_mpi_staged *h = gol_xcalloc(1, sizeof *h);
-    h->host = halo_create(halo_mode_find("mpi", HALO_MEM_HOST), slab, rows, comm, NULL, timeout_s);
+    h->host = halo_create(halo_mode_find("mpi", HALO_MEM_HOST), slab, depth, comm, NULL, timeout_s);
     h->up = slab->up;
     h->down = slab->down;
-    h->nwords = slab->nwords * rows;
-    h->row_bytes = (size_t)h->nwords * sizeof(uint64_t);
+    h->msg_words = slab->nwords * depth;
+    h->msg_bytes = (size_t)h->msg_words * sizeof(uint64_t);
     h->stream = (cudaStream_t)stream;
     h->cuda_aware = query_cuda_aware_mpi();
     CUDA_CHECK(cudaEventCreateWithFlags(&h->rows_done, cudaEventDisableTiming));
     if (!h->cuda_aware) {
-        CUDA_CHECK(cudaMallocHost((void **)&h->mpi_h, 4 * h->row_bytes));
-        memset(h->mpi_h, 0, 4 * h->row_bytes);
+        CUDA_CHECK(cudaMallocHost((void **)&h->mpi_h, 4 * h->msg_bytes));
+        memset(h->mpi_h, 0, 4 * h->msg_bytes);
         int device, max_pitch;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device));
@@ -66,14 +66,14 @@ static void *staged_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, vo
  * copies. */
 static void copy_pair(const halo_mpi_staged *h, void *dst, ptrdiff_t dpitch, const void *src,
                       ptrdiff_t spitch, enum cudaMemcpyKind kind) {
-    ptrdiff_t least = (ptrdiff_t)h->row_bytes, most = (ptrdiff_t)h->max_pitch;
+    ptrdiff_t least = (ptrdiff_t)h->msg_bytes, most = (ptrdiff_t)h->max_pitch;
     if (dpitch >= least && dpitch <= most && spitch >= least && spitch <= most) {
-        CUDA_CHECK(cudaMemcpy2DAsync(dst, (size_t)dpitch, src, (size_t)spitch, h->row_bytes, 2,
+        CUDA_CHECK(cudaMemcpy2DAsync(dst, (size_t)dpitch, src, (size_t)spitch, h->msg_bytes, 2,
                                      kind, h->stream));
         return;
     }
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, h->row_bytes, kind, h->stream));
-    CUDA_CHECK(cudaMemcpyAsync((char *)dst + dpitch, (const char *)src + spitch, h->row_bytes,
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, h->msg_bytes, kind, h->stream));
+    CUDA_CHECK(cudaMemcpyAsync((char *)dst + dpitch, (const char *)src + spitch, h->msg_bytes,
                                kind, h->stream));
 }
 
@@ -103,9 +103,9 @@ static void copy_sides(const halo_mpi_staged *h, void *up_dst, void *down_dst, c
         copy_pair(h, up_dst, (char *)down_dst - (char *)up_dst, up_src,
                   (const char *)down_src - (const char *)up_src, kind);
     else if (h->up >= 0)
-        CUDA_CHECK(cudaMemcpyAsync(up_dst, up_src, h->row_bytes, kind, h->stream));
+        CUDA_CHECK(cudaMemcpyAsync(up_dst, up_src, h->msg_bytes, kind, h->stream));
     else if (h->down >= 0)
-        CUDA_CHECK(cudaMemcpyAsync(down_dst, down_src, h->row_bytes, kind, h->stream));
+        CUDA_CHECK(cudaMemcpyAsync(down_dst, down_src, h->msg_bytes, kind, h->stream));
 }
 
 /* Runs the MPI part on the host, so it first waits for the edge rows on the stream. */
@@ -119,7 +119,7 @@ static void staged_post(void *impl, const uint64_t *first, const uint64_t *last,
         halo_post(h->host, first, last, top, bottom);
         return;
     }
-    int64_t nw = h->nwords;
+    int64_t nw = h->msg_words;
     uint64_t *send_first = h->mpi_h, *send_last = h->mpi_h + nw;
     uint64_t *recv_top = h->mpi_h + 2 * nw, *recv_bottom = h->mpi_h + 3 * nw;
     /* the first k owned rows into send_first, the last into send_last, for the neighbours there
@@ -134,7 +134,7 @@ static void staged_wait(void *impl) {
     halo_mpi_staged *h = impl;
     halo_wait(h->host);
     if (h->cuda_aware) return;
-    int64_t nw = h->nwords;
+    int64_t nw = h->msg_words;
     uint64_t *recv_top = h->mpi_h + 2 * nw, *recv_bottom = h->mpi_h + 3 * nw;
     /* past a dead boundary the halo rows stay zero on the device: nothing is copied there */
     copy_sides(h, h->top_d, h->bottom_d, recv_top, recv_bottom, cudaMemcpyHostToDevice);

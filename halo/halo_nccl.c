@@ -47,7 +47,7 @@ typedef struct halo_nccl {
     int connected;   /* the first exchange, which connects to the peers, is done */
     int device; /* the CUDA device, for the helper threads (the current device is per thread) */
     int rank, up, down;
-    int64_t nwords;
+    int64_t msg_words; /* words per message: the `depth` rows of one side */
     cudaStream_t stream;
     double timeout_s;  /* --timeout, for the setup; 0: forever */
     gol_heartbeat *hb; /* with a timeout and a peer: signs of life apart from the GPU's */
@@ -194,12 +194,12 @@ static void tear_down(halo_nccl *h, double wait_s) {
 /* The agreed end: every rank aborts, so the abort can finish, and is waited for. */
 static void exit_hook(void *impl) { tear_down(impl, HALO_ABORT_GRACE_S); }
 
-static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+static void *nccl_create(const gol_slab *slab, int64_t depth, MPI_Comm comm, void *stream,
                          double timeout_s) {
     halo_nccl *h = gol_xcalloc(1, sizeof *h);
     h->up = slab->up;
     h->down = slab->down;
-    h->nwords = slab->nwords * rows; /* words per message: the `rows` rows of one side */
+    h->msg_words = slab->nwords * depth;
     h->stream = (cudaStream_t)stream;
     h->timeout_s = timeout_s;
     CUDA_CHECK(cudaGetDevice(&h->device));
@@ -239,7 +239,7 @@ static void *nccl_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void
  * for a real neighbour. */
 static ncclResult_t exchange_calls(const halo_nccl *h, const uint64_t *first_d,
                                    const uint64_t *last_d, uint64_t *top_d, uint64_t *bottom_d) {
-    size_t count = (size_t)h->nwords;
+    size_t count = (size_t)h->msg_words;
     cudaStream_t s = h->stream;
     ncclResult_t rc = ncclGroupStart();
     if (rc != ncclSuccess) return rc;

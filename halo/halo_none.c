@@ -7,9 +7,9 @@
 #include "core/check.h"
 #include "halo/halo.h"
 
-static void *none_create(const gol_slab *slab, int64_t rows, MPI_Comm comm, void *stream,
+static void *none_create(const gol_slab *slab, int64_t depth, MPI_Comm comm, void *stream,
                          double timeout_s) {
-    (void)rows;
+    (void)depth;
     (void)comm;
     (void)stream;
     (void)timeout_s; /* nothing to wait for */

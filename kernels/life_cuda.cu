@@ -83,7 +83,7 @@ template <class F> void with_interior_variant(gol_rule r, F &&f) {
         f(std::false_type());
 }
 
-/* The deep instantiation a launch runs: K = gens (1..GOL_DEEP_MAX, a compile-time constant so
+/* The deep instantiation a launch runs: K = gens (1..GOL_DEEP_GENS_MAX, a compile-time constant so
  * the wavefront's levels live in registers), Conway's rule or any, ragged torus or not, and the
  * shape S (its row-loop unroll). The launcher and the emulator both choose through here. */
 template <int K, class F> void with_deep_depth(int gens, F &&f) {
@@ -91,7 +91,7 @@ template <int K, class F> void with_deep_depth(int gens, F &&f) {
         f(std::integral_constant<int, K>());
         return;
     }
-    if constexpr (K < GOL_DEEP_MAX) with_deep_depth<K + 1>(gens, f);
+    if constexpr (K < GOL_DEEP_GENS_MAX) with_deep_depth<K + 1>(gens, f);
 }
 
 template <int S, class F> void with_deep_shape(int shape, F &&f) {

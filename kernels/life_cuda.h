@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "core/life_word.h"
-#include "kernels/life_geometry.h" /* gol_cuda_grid, GOL_DEEP_MAX, the launch shapes */
+#include "kernels/life_geometry.h" /* gol_cuda_grid, GOL_DEEP_GENS_MAX, the launch shapes */
 
 #ifdef __cplusplus
 extern "C" {

@@ -30,7 +30,7 @@ typedef struct gol_cuda_grid {
 /* The multi-generation kernel holds at most this many generations of a pass on chip (registers,
  * about 14 a generation a thread on sm_90: 8 takes 159 to 178, 16 spills past 255); a longer pass
  * is several launches, each 0.25/gens byte of global traffic per cell update. */
-#define GOL_DEEP_MAX 8
+#define GOL_DEEP_GENS_MAX 8
 
 /* The multi-generation kernel's shapes: exact variants of one kernel (life_cuda.cu's deep_tile),
  * all computing the same cells, that trade redundant rows for warps and registers for chain

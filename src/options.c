@@ -107,7 +107,7 @@ static const gol_option table[] = {
     {.name = "halo-depth", .metavar = "K", .default_text = "auto", .group = "Run",
      .help = "K halo rows, exchanged every K generations;\n"
              "auto: by slab height (up to 16, at most a 32nd of the shortest slab)",
-     .apply = apply_int64_or_auto, FIELD(halo_depth), .lo = 1, .hi = GOL_DEPTH_MAX,
+     .apply = apply_int64_or_auto, FIELD(halo_depth), .lo = 1, .hi = GOL_HALO_DEPTH_MAX,
      .range_text = "1 to 1024 rows, or auto"},
     {.name = "kernel", .metavar = "SHAPE", .default_text = "auto", .group = "Run",
      .help = kernel_help, /* from the shapes' table, see fill_kernel_help */

@@ -83,7 +83,7 @@ if(GOLMPI_CUDA_BACKEND)
   golmpi_integration_tests(cuda)
   # The CUDA backend at explicit depths (skipped without a GPU): 1, the one-generation kernels;
   # 2, 3 and 5, one pass of the multi-generation kernel a cycle; 9, 16 and 64, cycles of passes of
-  # 8 generations (GOL_DEEP_MAX) and the rest. The same cases and reference as on the CPU.
+  # 8 generations (GOL_DEEP_GENS_MAX) and the rest. The same cases and reference as on the CPU.
   function(golmpi_cuda_depth_tests depth)
     foreach(c ${ARGN})
       golmpi_integration_test(cuda_depth${depth}_${c} cuda ${c} DEPTH ${depth} SKIP TIMEOUT 600

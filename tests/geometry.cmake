@@ -1,7 +1,7 @@
 # The CUDA kernels' launch geometry and their registers, both checked without a GPU.
 # The geometry (kernels/life_geometry.h) is plain C in every build, CPU-only included: every pass
-# at every size of issue 36's table, depths 1..GOL_DEEP_MAX. In a CUDA build the test also reads
-# the build's register table and prints the model of each size's pass (docs/PERFORMANCE.md).
+# at every size of issue 36's table, depths 1..GOL_DEEP_GENS_MAX. In a CUDA build the test also
+# reads the build's register table and prints the model of each size's pass (docs/PERFORMANCE.md).
 add_executable(test_launch_geometry ${GOLMPI_TEST_DIR}/test_launch_geometry.c)
 target_link_libraries(test_launch_geometry PRIVATE golmpi_core)
 if(GOLMPI_KERNEL_RESOURCES)

@@ -1,6 +1,6 @@
 /* The CUDA kernels' launch geometry (kernels/life_geometry.h) at the sizes users run, without a
  * GPU: every pass the backend makes (kernels/cuda_choices.h's cuda_pass_split of core/depth.h's
- * pass) at halo depths 1..GOL_DEEP_MAX, torus and dead, on grids of 4096^2 to 131072^2 and the
+ * pass) at halo depths 1..GOL_DEEP_GENS_MAX, torus and dead, on grids of 4096^2 to 131072^2 and the
  * slabs 16384 x 4096 and 16384 x 1024, for devices holding 1 to 16 deep blocks an SM of 114 or 132
  * SMs, and every shape at the launch share gol_resident_share gives each of 1-4 ranks under MPS at
  * the registers the build gives its instance (check_shares). Each launch: within CUDA's limits; its
@@ -183,7 +183,7 @@ static void check_sizes(void) {
                 const int dead_top = !torus && ends >= 1, dead_bottom = !torus && ends == 2;
                 if (torus && ends) continue;
                 gol_cuda_grid g = {c->height, nwords, c->width, torus, {0, 0}};
-                for (int64_t k = 1; k <= GOL_DEEP_MAX; k++)
+                for (int64_t k = 1; k <= GOL_DEEP_GENS_MAX; k++)
                     for (int64_t valid = 1; valid <= k; valid++)
                         for (int n = 1; n <= valid; n++)
                             for (int m = 0; m < 2; m++)
@@ -247,7 +247,7 @@ static void check_shares(void) {
                 const int64_t rows = c->height / ranks;
                 gol_cuda_grid g = {rows, nwords, c->width, torus, {0, 0}};
                 const int ragged = gol_deep_ragged(&g);
-                for (int64_t k = 2; k <= GOL_DEEP_MAX; k++)
+                for (int64_t k = 2; k <= GOL_DEEP_GENS_MAX; k++)
                     for (int n = 2; n <= k; n++)
                         for (int shape = 0; shape < GOL_SHAPE_COUNT; shape++)
                             for (int conway = 0; conway < 2; conway++)
@@ -315,7 +315,7 @@ static void print_model(const char *table) {
     for (int z = 0; z < NSIZES; z++) {
         const size_case *c = &sizes[z];
         for (int torus = 1; torus >= 0; torus--)
-            for (int K = 1; K <= GOL_DEEP_MAX; K++) {
+            for (int K = 1; K <= GOL_DEEP_GENS_MAX; K++) {
                 char name[128];
                 const int64_t nwords = (c->width + 63) / 64;
                 gol_cuda_grid g = {c->height, nwords, c->width, torus, {0, 0}};
