@@ -23,14 +23,16 @@ int64_t schedule_frame_generation(const gol_schedule *s, int64_t frame) {
 }
 
 int64_t schedule_chunks(const gol_schedule *s) {
-    return (schedule_frames(s) + s->chunk - 1) / s->chunk;
+    return (schedule_frames(s) + s->frames_per_chunk - 1) / s->frames_per_chunk;
 }
 
-int64_t schedule_chunk_first(const gol_schedule *s, int64_t chunk) { return chunk * s->chunk; }
+int64_t schedule_chunk_first(const gol_schedule *s, int64_t chunk) {
+    return chunk * s->frames_per_chunk;
+}
 
 int64_t schedule_chunk_frames(const gol_schedule *s, int64_t chunk) {
-    int64_t rest = schedule_frames(s) - chunk * s->chunk;
-    return rest < s->chunk ? rest : s->chunk;
+    int64_t rest = schedule_frames(s) - chunk * s->frames_per_chunk;
+    return rest < s->frames_per_chunk ? rest : s->frames_per_chunk;
 }
 
 gol_schedule schedule_truncate(const gol_schedule *s, int64_t g_stop) {

@@ -9,7 +9,7 @@
 typedef struct gol_schedule {
     int64_t g_start, g_end; /* first and last generation of the run */
     int64_t save_every;
-    int64_t chunk; /* frames per chunk file */
+    int64_t frames_per_chunk; /* frames per chunk file (the last may hold fewer) */
     /* 1: the start generation's frame exists already (the last frame of the series this run
      * continues, DESIGN: Checkpoint and resume), so the first frame is the next one due */
     int skip_start;

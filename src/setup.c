@@ -181,7 +181,7 @@ static gol_status parse_local(int argc, char **argv, gol_setup *s, const char **
     s->sched.g_start = s->has_restart ? s->restart.generation : 0;
     s->sched.g_end = s->sched.g_start + cfg->steps;
     s->sched.save_every = cfg->save_every;
-    s->sched.chunk = cfg->chunk;
+    s->sched.frames_per_chunk = cfg->chunk;
     if (s->has_restart) {
         GOL_TRY(continue_series(s, text));
     }
