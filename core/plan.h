@@ -1,7 +1,7 @@
 /* The plan of a run: every fact of it decided once, after parsing and decomposition, by
- * src/plan.c's plan_make (collective). Every part of the program reads it and none decides these
- * again: the backends build what it says, admission (src/admit.c) weighs the memory it counts,
- * --dry-run prints it, and the report quotes it. Nothing changes it after plan_make. */
+ * src/plan_make.c's plan_make (collective). Every part of the program reads it and none decides
+ * these again: the backends build what it says, admission (src/admit.c) weighs the memory it
+ * counts, --dry-run prints it, and the report quotes it. Nothing changes it after plan_make. */
 #ifndef GOLMPI_PLAN_H
 #define GOLMPI_PLAN_H
 

@@ -17,7 +17,7 @@
 #include "halo/heartbeat.h"
 #include "io/output_names.h"
 #include "src/admit.h"
-#include "src/plan.h"
+#include "src/plan_make.h"
 #include "src/run.h"
 #include "src/setup.h"
 #include "src/report.h"
@@ -25,13 +25,13 @@
 #include "core/trace.h"
 
 /* What the end of a run needs: the deadline of MPI_Finalize, who prints. */
-typedef struct ending {
+typedef struct finish_terms {
     double timeout_s; /* 0: MPI_Finalize may wait for ever */
     int rank;
-} ending;
+} finish_terms;
 
 /* Prints once, on rank 0, and gives every rank the same exit code. */
-static int finish(gol_status st, const char *text, const ending *e) {
+static int finish(gol_status st, const char *text, const finish_terms *e) {
     int rank = e->rank;
     if (rank == 0) {
         if (st.code == GOL_EXIT_DONE && text) fputs(text, stdout);
@@ -79,7 +79,7 @@ static gol_status stopped_status(const gol_config *cfg, const gol_run_result *re
 }
 
 /* An early stop after setup_parse: what setup holds (a pattern, a series) is freed first. */
-static int stop_early(gol_status st, const char *text, gol_setup *setup, const ending *e) {
+static int stop_early(gol_status st, const char *text, gol_setup *setup, const finish_terms *e) {
     setup_free(setup);
     return finish(st, text, e);
 }
@@ -96,7 +96,7 @@ static void notice_thread_level(int provided, const gol_config *cfg, int rank) {
 
 /* The fatal messages' log beside the output (io/output_names.h), then the guard (halo/heartbeat.h),
  * then the start-up phase, where GOLMPI_DEBUG_HOLD may hold this rank. */
-static void watch_the_run(const gol_config *cfg, MPI_Comm comm, ending *end) {
+static void watch_the_run(const gol_config *cfg, MPI_Comm comm, finish_terms *end) {
     if (!cfg->no_output) {
         char base[GOL_PATH_MAX], log[GOL_PATH_MAX + 16];
         config_output_base(cfg, base, sizeof base);
@@ -152,7 +152,7 @@ int main(int argc, char **argv) {
 
     gol_setup setup;
     const char *text = NULL;
-    ending end = {0.0, rank};
+    finish_terms end = {0.0, rank};
     gol_status st = setup_parse(argc, argv, comm, &setup, &text);
     if (st.code != GOL_OK) return stop_early(st, text, &setup, &end);
     const gol_config *cfg = &setup.cfg;
@@ -160,7 +160,7 @@ int main(int argc, char **argv) {
     watch_the_run(cfg, comm, &end); /* from here on no phase waits without a deadline */
 
     gol_plan plan; /* every fact of the run, decided once */
-    char notice[1024]; /* the longest: ranks sharing a GPU without MPS (src/plan.c) */
+    char notice[1024]; /* the longest: ranks sharing a GPU without MPS (src/plan_make.c) */
     st = plan_make(&setup, comm, &plan, notice, sizeof notice);
     if (st.code != GOL_OK) return stop_early(st, NULL, &setup, &end);
     if (rank == 0 && notice[0] && !cfg->quiet) fprintf(stderr, "%s\n", notice);

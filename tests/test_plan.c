@@ -13,7 +13,7 @@
 
 #include "core/check.h"
 #include "kernels/backend.h"
-#include "src/plan.h"
+#include "src/plan_make.h"
 #include "src/run.h"
 #include "src/setup.h"
 #include "tests/expect.h"

@@ -1,4 +1,4 @@
-#include "src/plan.h"
+#include "src/plan_make.h"
 
 #include <cjson/cJSON.h>
 #include <omp.h>

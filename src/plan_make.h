@@ -1,7 +1,7 @@
 /* The plan phase: after parsing, every fact of the run decided once (core/plan.h), and --dry-run,
  * which shows it. */
-#ifndef GOLMPI_SRC_PLAN_H
-#define GOLMPI_SRC_PLAN_H
+#ifndef GOLMPI_SRC_PLAN_MAKE_H
+#define GOLMPI_SRC_PLAN_MAKE_H
 
 #include <mpi.h>
 #include <stddef.h>
