@@ -72,13 +72,13 @@ bool pass_run_opens_seam(const gol_pass *p, int t, int nt) {
 }
 
 gol_rows pass_band_rows(const gol_pass *p, int side, int64_t i) {
-    if (side == 0) return p->dead_top ? rows_of(0, 0) : rows_of(-(p->valid - i), i);
+    if (side == 0) return p->dead_top ? rows_of(0, 0) : rows_of(-(p->halo_left - i), i);
     if (p->dead_bottom) return rows_of(p->rows, p->rows);
-    return rows_of(p->rows - i, p->rows + p->valid - i);
+    return rows_of(p->rows - i, p->rows + p->halo_left - i);
 }
 
 gol_rows pass_whole_rows(const gol_pass *p, int64_t i) {
-    int64_t lo = p->dead_top ? 0 : -(p->valid - i);
-    int64_t hi = p->dead_bottom ? p->rows : p->rows + p->valid - i;
+    int64_t lo = p->dead_top ? 0 : -(p->halo_left - i);
+    int64_t hi = p->dead_bottom ? p->rows : p->rows + p->halo_left - i;
     return rows_of(lo, hi);
 }

@@ -49,8 +49,8 @@ typedef struct gol_rows {
 /* One pass: some generations between two exchanges, or the rest of one. */
 typedef struct gol_pass {
     int64_t rows;               /* owned rows, 1 or more */
-    int64_t valid;              /* halo rows valid at the start on a side with a neighbour */
-    int64_t gens;               /* generations in this pass: 1..valid */
+    int64_t halo_left;          /* halo rows still valid at the start, on a side with a neighbour */
+    int64_t gens;               /* generations in this pass: 1..halo_left */
     bool dead_top, dead_bottom; /* no neighbour on that side: the halo is dead, never computed */
     int64_t tile;               /* the interior's tile height the caller wants, in rows */
 } gol_pass;
@@ -75,7 +75,7 @@ int64_t pass_run_start(const gol_pass *p, int t, int nt);
  * 1..tiles-1 is either inside one run or opens exactly one. */
 bool pass_run_opens_seam(const gol_pass *p, int t, int nt);
 /* Generation i of the edge band of one side (0: top, 1: bottom); empty past a dead boundary. It
- * reaches into the halo as far as rows stay valid: valid - i rows past the owned rows. */
+ * reaches into the halo as far as rows stay valid: halo_left - i rows past the owned rows. */
 gol_rows pass_band_rows(const gol_pass *p, int side, int64_t i);
 /* Generation i of an unsplit pass: every row that is still valid. */
 gol_rows pass_whole_rows(const gol_pass *p, int64_t i);

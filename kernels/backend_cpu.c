@@ -26,13 +26,13 @@ typedef struct cpu_backend {
     gol_slab slab;
     int torus;
     int64_t depth;     /* k: halo rows a side, exchanged every k generations (core/depth.h) */
-    int64_t valid;     /* halo rows still valid; 0: exchange before the next generation */
+    int64_t halo_left; /* halo rows still valid; 0: exchange at the start of the next pass */
     uint64_t *grid[2]; /* rows + 2k rows: k halo rows above, the owned rows, k halo rows below */
     uint64_t *send; /* 2k rows: the edge rows in flight, copied, as the interior overwrites them */
     const cpu_strip_kernel *strip; /* the generation step for this CPU's vectors */
     int nthreads;
     int64_t tile_rows_set; /* GOLMPI_CPU_TILE_ROWS, or 0 */
-    int cur;
+    int cur_buf; /* grid[cur_buf] holds the current generation: the buffer the next pass reads */
     gol_halo *halo;
     double compute_s, frame_s;
     int64_t held; /* host bytes allocated and not freed: the grids, the send rows, frame slots */
@@ -46,7 +46,7 @@ static uint64_t *row_ptr(const cpu_backend *c, int buf, int64_t r) {
 /* Generation i (1-based) of the pass: rows from the buffer of generation i-1 into the other. */
 static void step_gen(const cpu_backend *c, int64_t i, gol_rows rows) {
     if (rows.lo >= rows.hi) return;
-    int src = (c->cur + (int)((i - 1) & 1)) & 1;
+    int src = (c->cur_buf + (int)((i - 1) & 1)) & 1;
     const gol_slab *s = &c->slab;
     c->strip->rows(row_ptr(c, src, 0), row_ptr(c, 1 - src, 0), rows.lo, rows.hi, s->nwords,
                    s->width, c->torus, s->rule);
@@ -74,9 +74,10 @@ static int64_t tile_rows_setting(void) {
 /* Sends this rank's k edge rows and receives the k halo rows a side into the current buffer. */
 static void post_exchange(cpu_backend *c) {
     int64_t k = c->depth, rows = c->slab.rows, words = k * c->slab.nwords;
-    memcpy(c->send, row_ptr(c, c->cur, 0), (size_t)words * 8);
-    memcpy(c->send + words, row_ptr(c, c->cur, rows - k), (size_t)words * 8);
-    halo_post(c->halo, c->send, c->send + words, row_ptr(c, c->cur, -k), row_ptr(c, c->cur, rows));
+    memcpy(c->send, row_ptr(c, c->cur_buf, 0), (size_t)words * 8);
+    memcpy(c->send + words, row_ptr(c, c->cur_buf, rows - k), (size_t)words * 8);
+    halo_post(c->halo, c->send, c->send + words, row_ptr(c, c->cur_buf, -k),
+              row_ptr(c, c->cur_buf, rows));
 }
 
 /* All the pass's generations of tile j, or of seam j (the rows between tiles j-1 and j that
@@ -114,7 +115,7 @@ static void run_split_pass(cpu_backend *c, const gol_pass *p, bool posted) {
 
 static void run_pass(cpu_backend *c, int64_t gens, bool posted) {
     gol_pass p = {.rows = c->slab.rows,
-                  .valid = c->valid,
+                  .halo_left = c->halo_left,
                   .gens = gens,
                   .dead_top = c->slab.up < 0,
                   .dead_bottom = c->slab.down < 0,
@@ -182,8 +183,8 @@ static void *cpu_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm co
 
 static void cpu_load(void *impl, const uint64_t *rows_h) {
     cpu_backend *c = impl;
-    memcpy(row_ptr(c, c->cur, 0), rows_h, (size_t)(c->slab.rows * c->slab.nwords) * 8);
-    c->valid = 0; /* the halo rows are of another grid */
+    memcpy(row_ptr(c, c->cur_buf, 0), rows_h, (size_t)(c->slab.rows * c->slab.nwords) * 8);
+    c->halo_left = 0; /* the halo rows are of another grid */
 }
 
 /* The random start straight into the grid, with no host copy; as after a load, the halo rows
@@ -191,13 +192,14 @@ static void cpu_load(void *impl, const uint64_t *rows_h) {
 static void cpu_init_random(void *impl, uint64_t seed, double density) {
     cpu_backend *c = impl;
     const gol_slab *s = &c->slab;
-    init_random_rows(seed, density, s->row0, s->rows, s->width, s->nwords, row_ptr(c, c->cur, 0));
-    c->valid = 0;
+    init_random_rows(seed, density, s->row0, s->rows, s->width, s->nwords,
+                     row_ptr(c, c->cur_buf, 0));
+    c->halo_left = 0;
 }
 
 static void cpu_store(void *impl, uint64_t *rows_h) {
     cpu_backend *c = impl;
-    memcpy(rows_h, row_ptr(c, c->cur, 0), (size_t)(c->slab.rows * c->slab.nwords) * 8);
+    memcpy(rows_h, row_ptr(c, c->cur_buf, 0), (size_t)(c->slab.rows * c->slab.nwords) * 8);
 }
 
 /* Exchanges fall every k generations counted from the load, whatever pieces the caller cuts its
@@ -207,15 +209,15 @@ static void cpu_advance(void *impl, int64_t generations) {
     cpu_backend *c = impl;
     while (generations > 0) {
         double t0 = MPI_Wtime();
-        bool posted = c->valid == 0;
+        bool posted = c->halo_left == 0;
         if (posted) {
             post_exchange(c);
-            c->valid = c->depth;
+            c->halo_left = c->depth;
         }
-        int64_t n = generations < c->valid ? generations : c->valid;
+        int64_t n = generations < c->halo_left ? generations : c->halo_left;
         run_pass(c, n, posted);
-        c->cur = (c->cur + (int)(n & 1)) & 1;
-        c->valid -= n;
+        c->cur_buf = (c->cur_buf + (int)(n & 1)) & 1;
+        c->halo_left -= n;
         generations -= n;
         c->compute_s += MPI_Wtime() - t0;
     }
@@ -255,7 +257,7 @@ static void cpu_frame_begin(void *impl, int slot, gol_frame_format fmt, void *ds
     {
 #pragma omp for schedule(static)
         for (int64_t r = 0; r < c->slab.rows; r++) {
-            const uint64_t *row = row_ptr(c, c->cur, r);
+            const uint64_t *row = row_ptr(c, c->cur_buf, r);
             uint8_t *dst = (uint8_t *)dst_h + r * row_bytes;
             if (fmt == GOL_FRAME_PACKED)
                 memcpy(dst, row, (size_t)row_bytes); /* LSB-first words are LSB-first bytes */
@@ -312,7 +314,7 @@ static gol_mem_need cpu_held(const void *impl) {
 static int64_t cpu_population(void *impl) {
     cpu_backend *c = impl;
     int64_t n = 0, words = c->slab.rows * c->slab.nwords;
-    const uint64_t *w = row_ptr(c, c->cur, 0);
+    const uint64_t *w = row_ptr(c, c->cur_buf, 0);
 #pragma omp parallel for reduction(+ : n) schedule(static)
     for (int64_t i = 0; i < words; i++)
         n += __builtin_popcountll(w[i]);

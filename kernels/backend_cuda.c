@@ -57,9 +57,10 @@ typedef struct cuda_backend {
     int64_t depth;    /* k: halo rows a side, exchanged every k generations */
 
     uint64_t *buf_d[2];
-    int cur;       /* buf_d[cur] holds the current generation */
-    int64_t valid; /* halo rows of buf_d[cur] still valid; the cycle's exchange comes at 0 */
-    int64_t owed;  /* generations asked and not yet queued: fewer than valid (cuda_advance) */
+    int cur_buf;       /* buf_d[cur_buf]: the current generation, which the next pass reads */
+    int64_t halo_left; /* halo rows of buf_d[cur_buf] still valid; the pass that uses them up ends
+                        * with the exchange, which sets it back to depth (never 0 after a load) */
+    int64_t owed;      /* generations asked, not yet queued: fewer than halo_left (cuda_advance) */
 
     cudaStream_t compute, comm; /* the interior; the edge bands and the exchange (outranks it) */
     cudaEvent_t fork;       /* on compute: what the comm stream's bands wait for */
@@ -147,7 +148,7 @@ static void pass_rows(cuda_backend *cb, int p, gol_rows r, int n, cudaStream_t s
                      cb->launch_ranks, s);
 }
 
-static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEvent_t *timed);
+static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t halo_left, cudaEvent_t *timed);
 static void replay_cycle(cuda_backend *cb);
 static void run_passes(cuda_backend *cb, int64_t n);
 
@@ -163,16 +164,16 @@ static void run_passes(cuda_backend *cb, int64_t n);
 static void cuda_advance(void *impl, int64_t generations) {
     cuda_backend *cb = impl;
     if (generations <= 0) return;
-    if (cb->valid <= 0) /* no halo rows yet: a pass of 0 generations, forever */
+    if (cb->halo_left <= 0) /* no halo rows yet: a pass of 0 generations, forever */
         gol_die(__FILE__, __LINE__, "cuda_advance", "golmpi",
                 "advance before any load or random start (an internal error)");
     cb->owed += generations;
     int t = cuda_times_advance_begin(cb->times, cb->compute);
-    while (cb->owed >= cb->valid) { /* the rest of a cycle, exchange included */
-        if (cb->graphs && cb->valid == cb->depth && !cuda_times_sample_next(cb->times))
+    while (cb->owed >= cb->halo_left) { /* the rest of a cycle, exchange included */
+        if (cb->graphs && cb->halo_left == cb->depth && !cuda_times_sample_next(cb->times))
             replay_cycle(cb);
         else
-            run_passes(cb, cb->valid);
+            run_passes(cb, cb->halo_left);
     }
     cuda_times_advance_end(cb->times, t, cb->compute);
 }
@@ -190,8 +191,8 @@ static void settle(cuda_backend *cb) {
 /* A pass of n generations was queued (ends: with the cycle's exchange): the buffers flip. */
 static void passed(cuda_backend *cb, int64_t n, int ends) {
     cuda_times_passed(cb->times, ends);
-    cb->valid = ends ? cb->depth : cb->valid - n;
-    cb->cur ^= 1;
+    cb->halo_left = ends ? cb->depth : cb->halo_left - n;
+    cb->cur_buf ^= 1;
     cb->owed -= n;
     for (int64_t i = 0; i < n; i++) cuda_watch_generation(cb->watch);
 }
@@ -199,38 +200,38 @@ static void passed(cuda_backend *cb, int64_t n, int ends) {
 /* The compute stream waits for any frame still copying out of a buffer that the next `passes`
  * passes write: the other buffer, and from two passes on both. */
 static void before_writes(cuda_backend *cb, int64_t passes) {
-    cuda_frames_before_write(cb->frames, cb->cur ^ 1);
-    if (passes > 1) cuda_frames_before_write(cb->frames, cb->cur);
+    cuda_frames_before_write(cb->frames, cb->cur_buf ^ 1);
+    if (passes > 1) cuda_frames_before_write(cb->frames, cb->cur_buf);
 }
 
-/* n owed generations (n <= valid) in eager passes of up to pass_max, the exchange at the
+/* n owed generations (n <= halo_left) in eager passes of up to pass_max, the exchange at the
  * cycle's end; a timed sample's exchange is bracketed by its events. */
 static void run_passes(cuda_backend *cb, int64_t n) {
     while (n > 0) {
         int64_t g = n < cb->pass_max ? n : cb->pass_max;
-        const int ends = g == cb->valid;
+        const int ends = g == cb->halo_left;
         before_writes(cb, 1);
-        enqueue_pass(cb, cb->cur, (int)g, cb->valid, cuda_times_sample(cb->times, ends));
+        enqueue_pass(cb, cb->cur_buf, (int)g, cb->halo_left, cuda_times_sample(cb->times, ends));
         passed(cb, g, ends);
         n -= g;
     }
 }
 
-/* One pass of n generations (n <= valid, n <= pass_max) from buffer p into p ^ 1, valid halo
- * rows a side at its start (core/depth.h's gol_pass). A pass that does not end the cycle, or has
- * no neighbour, is one launch of every row on the compute stream, after the last exchange (it
- * reads the halo rows). A pass that ends the cycle (n == valid) splits (cuda_pass_split): fork;
- * the edge bands on the comm stream, then their exchange; the interior on the compute stream,
+/* One pass of n generations (n <= halo_left, n <= pass_max) from buffer p into p ^ 1, with
+ * halo_left halo rows a side at its start (core/depth.h's gol_pass). A pass that does not end the
+ * cycle, or has no neighbour, is one launch of every row on the compute stream, after the last
+ * exchange (it reads the halo rows). A pass that ends the cycle (n == halo_left) splits
+ * (cuda_pass_split): fork; the edge bands on the comm stream, then their exchange; the interior on the compute stream,
  * queued before the exchange and waiting for neither; the compute stream then joins the bands
  * only, so the next pass's interior never waits for this exchange. Capturable when the halo mode
  * is and timed is NULL. */
-static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEvent_t *timed) {
-    const gol_pass ps = {.rows = cb->slab.rows, .valid = valid, .gens = n,
+static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t halo_left, cudaEvent_t *timed) {
+    const gol_pass ps = {.rows = cb->slab.rows, .halo_left = halo_left, .gens = n,
                          .dead_top = cb->slab.up < 0, .dead_bottom = cb->slab.down < 0, .tile = 0};
-    if (n < valid || (ps.dead_top && ps.dead_bottom)) {
+    if (n < halo_left || (ps.dead_top && ps.dead_bottom)) {
         join_halo(cb);
         pass_rows(cb, p, pass_whole_rows(&ps, n), n, cb->compute);
-        if (n == valid) exchange_halo(cb, p ^ 1, timed); /* no neighbour: nothing moves */
+        if (n == halo_left) exchange_halo(cb, p ^ 1, timed); /* no neighbour: nothing moves */
         return;
     }
     const cuda_pass_rows split = cuda_pass_split(&ps, cb->depth);
@@ -250,10 +251,10 @@ static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t valid, cudaEven
  * rest, the last with the exchange), every one eager and untimed: the graphs' contents, and the
  * shapes' timing. Returns the buffer the cycle ends in. */
 static int enqueue_cycle(cuda_backend *cb, int p) {
-    for (int64_t valid = cb->depth; valid > 0; p ^= 1) {
-        int n = (int)(valid < cb->pass_max ? valid : cb->pass_max);
-        enqueue_pass(cb, p, n, valid, NULL);
-        valid -= n;
+    for (int64_t left = cb->depth; left > 0; p ^= 1) {
+        int n = (int)(left < cb->pass_max ? left : cb->pass_max);
+        enqueue_pass(cb, p, n, left, NULL);
+        left -= n;
     }
     return p;
 }
@@ -272,12 +273,12 @@ static void capture_cycle(void *impl, int p) {
 static void replay_cycle(cuda_backend *cb) {
     before_writes(cb, (cb->depth + cb->pass_max - 1) / cb->pass_max);
     join_halo(cb);
-    cuda_graphs_replay(cb->graphs, cb->cur, cb->compute);
+    cuda_graphs_replay(cb->graphs, cb->cur_buf, cb->compute);
     halo_replayed(cb->halo);
-    for (int64_t valid = cb->depth; valid > 0;) {
-        int64_t n = valid < cb->pass_max ? valid : cb->pass_max;
-        passed(cb, n, n == valid);
-        valid -= n;
+    for (int64_t left = cb->depth; left > 0;) {
+        int64_t n = left < cb->pass_max ? left : cb->pass_max;
+        passed(cb, n, n == left);
+        left -= n;
     }
 }
 
@@ -352,13 +353,13 @@ static void run_cycles(cuda_backend *cb, const cuda_graphs *g, int64_t cycles) {
     const int64_t passes = (cb->depth + cb->pass_max - 1) / cb->pass_max;
     for (int64_t c = 0; c < cycles; c++) {
         if (!g) {
-            cb->cur = enqueue_cycle(cb, cb->cur);
+            cb->cur_buf = enqueue_cycle(cb, cb->cur_buf);
             continue;
         }
         join_halo(cb);
-        cuda_graphs_replay(g, cb->cur, cb->compute);
+        cuda_graphs_replay(g, cb->cur_buf, cb->compute);
         halo_replayed(cb->halo);
-        cb->cur ^= (int)(passes & 1);
+        cb->cur_buf ^= (int)(passes & 1);
     }
 }
 
@@ -457,22 +458,22 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
  * exchanges the rows it has just computed, so a new state needs its own halo rows. */
 static void finish_load(cuda_backend *cb, const char *what) {
     fork_comm(cb);
-    exchange_halo(cb, cb->cur, NULL);
+    exchange_halo(cb, cb->cur_buf, NULL);
     join_halo(cb);
     wait_stream(cb, cb->compute, what);
     cuda_times_loaded(cb->times);
-    cb->valid = cb->depth; /* a full cycle before the next exchange */
+    cb->halo_left = cb->depth; /* a full cycle before the next exchange */
 }
 
 static void cuda_load(void *impl, const uint64_t *rows_h) {
     cuda_backend *cb = impl;
     settle(cb);
-    cuda_frames_before_write(cb->frames, cb->cur);
+    cuda_frames_before_write(cb->frames, cb->cur_buf);
     join_halo(cb); /* the last exchange sends rows the load overwrites */
     /* rows_h is pageable: the copy may wait on the stream's work with no deadline, so that work
      * is waited for first, polling */
     wait_stream(cb, cb->compute, "the generations before a load");
-    CUDA_CHECK(cudaMemcpyAsync(row_ptr(cb, cb->cur, 0), rows_h,
+    CUDA_CHECK(cudaMemcpyAsync(row_ptr(cb, cb->cur_buf, 0), rows_h,
                                (size_t)cb->slab.rows * cb->row_bytes, cudaMemcpyHostToDevice,
                                cb->compute));
     finish_load(cb, "loading the grid");
@@ -483,10 +484,10 @@ static void cuda_load(void *impl, const uint64_t *rows_h) {
 static void cuda_init_random(void *impl, uint64_t seed, double density) {
     cuda_backend *cb = impl;
     settle(cb);
-    cuda_frames_before_write(cb->frames, cb->cur);
+    cuda_frames_before_write(cb->frames, cb->cur_buf);
     join_halo(cb); /* the last exchange sends rows this overwrites */
     launch_init_random(init_run_key(seed), init_threshold(density), cb->slab.row0, cb->slab.rows,
-                       cb->slab.width, cb->row_words, row_ptr(cb, cb->cur, 0), cb->compute);
+                       cb->slab.width, cb->row_words, row_ptr(cb, cb->cur_buf, 0), cb->compute);
     finish_load(cb, "the random start");
 }
 
@@ -497,7 +498,7 @@ static void cuda_store(void *impl, uint64_t *rows_h) {
      * (NCCL's included), with no deadline; so that work is waited for first, polling, and the
      * copy then waits on nothing but itself */
     wait_stream(cb, cb->compute, "the generations before storing the grid");
-    CUDA_CHECK(cudaMemcpyAsync(rows_h, row_ptr(cb, cb->cur, 0),
+    CUDA_CHECK(cudaMemcpyAsync(rows_h, row_ptr(cb, cb->cur_buf, 0),
                                (size_t)cb->slab.rows * cb->row_bytes, cudaMemcpyDeviceToHost,
                                cb->compute));
     wait_stream(cb, cb->compute, "storing the grid");
@@ -506,7 +507,7 @@ static void cuda_store(void *impl, uint64_t *rows_h) {
 static void cuda_frame_begin(void *impl, int slot, gol_frame_format fmt, void *dst_h) {
     cuda_backend *cb = impl;
     settle(cb);
-    cuda_frames_begin(cb->frames, slot, fmt, row_ptr(cb, cb->cur, 0), cb->cur, dst_h);
+    cuda_frames_begin(cb->frames, slot, fmt, row_ptr(cb, cb->cur_buf, 0), cb->cur_buf, dst_h);
 }
 
 static void cuda_frame_wait(void *impl, int slot) {
@@ -529,7 +530,7 @@ static int64_t cuda_population(void *impl) {
     cuda_backend *cb = impl;
     settle(cb);
     CUDA_CHECK(cudaMemsetAsync(cb->pop_d, 0, sizeof *cb->pop_d, cb->compute));
-    launch_popcount(row_ptr(cb, cb->cur, 0), cb->slab.rows * cb->row_words, cb->pop_d,
+    launch_popcount(row_ptr(cb, cb->cur_buf, 0), cb->slab.rows * cb->row_words, cb->pop_d,
                     cb->compute);
     CUDA_CHECK(cudaMemcpyAsync(cb->pop_h, cb->pop_d, sizeof *cb->pop_d, cudaMemcpyDeviceToHost,
                                cb->compute));

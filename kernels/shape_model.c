@@ -156,16 +156,16 @@ shape_model_guess shape_model_predict(const shape_model_gpu *gpu, const shape_mo
                        .torus = slab->torus};
     /* one cycle of depth generations, in passes of up to gens_max (kernels/backend_cuda.c) */
     double cycle_s = 0;
-    for (int64_t valid = depth; valid > 0;) {
-        const int n = (int)(valid < gens_max ? valid : gens_max);
+    for (int64_t left = depth; left > 0;) {
+        const int n = (int)(left < gens_max ? left : gens_max);
         const gol_pass ps = {.rows = slab->rows,
-                             .valid = valid,
+                             .halo_left = left,
                              .gens = n,
                              .dead_top = slab->dead_top != 0,
                              .dead_bottom = slab->dead_bottom != 0,
                              .tile = 0};
         double t;
-        if (n < valid || (ps.dead_top && ps.dead_bottom)) {
+        if (n < left || (ps.dead_top && ps.dead_bottom)) {
             t = deep_seconds(gpu, &g, pass_whole_rows(&ps, n), n, shape, slab->ranks, slab->conway,
                              &out);
         } else {
@@ -180,7 +180,7 @@ shape_model_guess shape_model_predict(const shape_model_gpu *gpu, const shape_mo
         }
         if (t < 0) return out; /* an instance the table lacks: unusable */
         cycle_s += t + gpu->pass_s;
-        valid -= n;
+        left -= n;
     }
     out.usable = 1;
     out.gen_s = cycle_s / (double)depth;

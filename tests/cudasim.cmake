@@ -144,7 +144,7 @@ golmpi_mutant(pass_fork kernels/backend_cuda.c
   "    fork_comm(cb)\\x3b\\n    if (split.edges)" "    if (split.edges)")
 # the wait for a frame's copy out of a grid buffer before the buffer is written again
 golmpi_mutant(frame_buffer_wait kernels/backend_cuda.c
-  "    cuda_frames_before_write(cb->frames, cb->cur ^ 1)\\x3b\\n    if (passes" "    if (passes")
+  "    cuda_frames_before_write(cb->frames, cb->cur_buf ^ 1)\\x3b\\n    if (passes" "    if (passes")
 # the poll of a slot's copy to the host before the writer takes the frame: in the backend ...
 golmpi_mutant(slot_poll kernels/cuda_frames.c
   "    cuda_watch_wait_stream(f->watch, f->copy[slot],\\n"
@@ -208,8 +208,8 @@ golmpi_mutant(graph_eager kernels/backend_cuda.c
 # 1, cutting its calls finer (GOLMPI_DEBUG_PIECE), runs eagerly the cycles its peer replays, and
 # NCCL meets a captured exchange on one rank and an eager one on the other
 golmpi_mutant(settle_each_call kernels/backend_cuda.c
-  "            run_passes(cb, cb->valid)\\x3b\\n    }\\n"
-  "            run_passes(cb, cb->valid)\\x3b\\n    }\\n    run_passes(cb, cb->owed)\\x3b\\n")
+  "            run_passes(cb, cb->halo_left)\\x3b\\n    }\\n"
+  "            run_passes(cb, cb->halo_left)\\x3b\\n    }\\n    run_passes(cb, cb->owed)\\x3b\\n")
 # the nonblocking communicator destroyed while its finalize is still in progress
 golmpi_mutant(finalize_wait halo/halo_nccl.c
   "        if (rc == ncclInProgress)\\n            wait_ready(h, h->init, \"ncclCommFinalize\")\\x3b\\n        else\\n            NCCL_CHECK(rc)\\x3b\\n"
@@ -296,13 +296,13 @@ golmpi_mutant(join_exchange kernels/backend_cuda.c
   "    CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->halo_done, 0))\\x3b")
 # every pass split, bands on the comm stream, whether it exchanges or not
 golmpi_mutant(split_quiet kernels/backend_cuda.c
-  "    if (n < valid || (ps.dead_top && ps.dead_bottom)) {"
+  "    if (n < halo_left || (ps.dead_top && ps.dead_bottom)) {"
   "    if (ps.dead_top && ps.dead_bottom) {"
   "    exchange_halo(cb, p ^ 1, timed)\\x3b\\n    join_comm(cb)\\x3b"
-  "    if (n == valid) exchange_halo(cb, p ^ 1, timed)\\x3b\\n    join_comm(cb)\\x3b")
+  "    if (n == halo_left) exchange_halo(cb, p ^ 1, timed)\\x3b\\n    join_comm(cb)\\x3b")
 # the pass that exchanges run as one launch on the compute stream, its bands not ahead
 golmpi_mutant(whole_ending kernels/backend_cuda.c
-  "    if (n < valid || (ps.dead_top && ps.dead_bottom)) {" "    if (1) {")
+  "    if (n < halo_left || (ps.dead_top && ps.dead_bottom)) {" "    if (1) {")
 foreach(m "pass_fork;fork;deep" "halo_join;join-halo;deep" "split_quiet;one-launch;deep"
           "whole_ending;split;deep" "pass_join;join;split" "join_exchange;join-only;split"
           "interior_waits;interior;deep" "graph_eager;expect;replayed"

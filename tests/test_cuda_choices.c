@@ -106,7 +106,7 @@ static void check_cut(const gol_pass *ps, int64_t k) {
     const int64_t rows = ps->rows;
     char name[96];
     snprintf(name, sizeof name, "rows %lld k %lld valid %lld gens %lld dead %d%d", (long long)rows,
-             (long long)k, (long long)ps->valid, (long long)ps->gens, ps->dead_top,
+             (long long)k, (long long)ps->halo_left, (long long)ps->gens, ps->dead_top,
              ps->dead_bottom);
     for (int64_t r = all.lo - 3; r < all.hi + 3; r++) {
         int times = 0;
@@ -132,7 +132,7 @@ static void test_pass_cut(void) {
                 for (int64_t n = 1; n <= valid && n <= 8; n++)
                     for (int dead = 0; dead < 4; dead++) {
                         gol_pass ps = {.rows = rows,
-                                       .valid = valid,
+                                       .halo_left = valid,
                                        .gens = n,
                                        .dead_top = dead & 1,
                                        .dead_bottom = dead >> 1,

@@ -150,7 +150,7 @@ static void run_pass(sim *s, bool exchanged, int nt, bool reverse) {
     for (int64_t r = 0; r < s->p.rows; r++)
         EXPECT_EQ(s->stamp[s->cur][idx(s, r)], s->gen, "%s: owned row %lld after the pass", s->what,
                   (long long)r);
-    s->p.valid -= s->p.gens;
+    s->p.halo_left -= s->p.gens;
 }
 
 /* The exchange: valid halo rows at the current generation where there is a neighbour. */
@@ -159,7 +159,7 @@ static void exchange(sim *s) {
         if (!s->p.dead_top) s->stamp[s->cur][idx(s, -d)] = (int)s->gen;
         if (!s->p.dead_bottom) s->stamp[s->cur][idx(s, s->p.rows - 1 + d)] = (int)s->gen;
     }
-    s->p.valid = s->k;
+    s->p.halo_left = s->k;
 }
 
 static void cycles(int64_t rows, int64_t k, int64_t tile, bool dead_top, bool dead_bottom,
@@ -181,8 +181,9 @@ static void cycles(int64_t rows, int64_t k, int64_t tile, bool dead_top, bool de
     for (int c = 0; c < 6; c++) {
         exchange(&s);
         bool first = true;
-        while (s.p.valid > 0) {
-            int64_t n = seed == 0 ? s.p.valid : 1 + rand() % s.p.valid; /* seed 0: whole cycles */
+        while (s.p.halo_left > 0) {
+            /* seed 0: whole cycles */
+            int64_t n = seed == 0 ? s.p.halo_left : 1 + rand() % s.p.halo_left;
             s.p.gens = n;
             run_pass(&s, first, threads[c], (c & 1) != 0);
             first = false;

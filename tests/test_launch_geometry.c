@@ -145,7 +145,7 @@ static gol_deep_launch check_deep(const gol_cuda_grid *g, int64_t lo, int64_t hi
 static void check_pass(const gol_cuda_grid *g, int64_t k, int64_t valid, int n, int dead_top,
                        int dead_bottom, int64_t resident, int only_shape, int *cover) {
     const gol_pass ps = {.rows = g->rows,
-                         .valid = valid,
+                         .halo_left = valid,
                          .gens = n,
                          .dead_top = dead_top,
                          .dead_bottom = dead_bottom,
@@ -320,7 +320,7 @@ static void print_model(const char *table) {
                 const int64_t nwords = (c->width + 63) / 64;
                 gol_cuda_grid g = {c->height, nwords, c->width, torus, {0, 0}};
                 const gol_pass ps = {.rows = c->height,
-                                     .valid = K,
+                                     .halo_left = K,
                                      .gens = K,
                                      .dead_top = !torus,
                                      .dead_bottom = !torus,
