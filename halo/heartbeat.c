@@ -311,7 +311,8 @@ static bool all_multiple(MPI_Comm comm) {
     return all != 0;
 }
 
-/* The state and the thread; the guard's parts are added before the thread starts. */
+/* The state and the thread; the guard's parts are added before the thread starts. Collective
+ * over comm (it duplicates comm, and the guard gathers every rank's host name). */
 static gol_heartbeat *create(MPI_Comm comm, int up, int down, double timeout_s, bool as_guard) {
     gol_heartbeat *hb = gol_xcalloc(1, sizeof *hb);
     MPI_CHECK(MPI_Comm_dup(comm, &hb->comm));
@@ -405,6 +406,7 @@ static int met(void *req, double since) {
     return done;
 }
 
+/* Collective over the guard's communicator: a barrier, polled. */
 static void meet_all(gol_heartbeat *hb) {
     MPI_Request req;
     MPI_CHECK(MPI_Ibarrier(hb->lost_comm, &req));
@@ -412,7 +414,8 @@ static void meet_all(gol_heartbeat *hb) {
 }
 
 /* No notice can come any more once every neighbour said its last (each stops only after all of
- * its own neighbours did, so no rank is left to find one lost): the open receive goes. */
+ * its own neighbours did, so no rank is left to find one lost): the open receive goes.
+ * Collective over the guard's communicator (it frees it). */
 static void stop_guard(gol_heartbeat *hb) {
     gol_on_peer_lost(NULL, NULL, NULL);
     MPI_CHECK(MPI_Cancel(&hb->lost_recv));

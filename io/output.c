@@ -410,7 +410,8 @@ static void stop_writer(void *o) { join_writer(o); }
  * for the index and the metadata): a full disk is found here, on the main thread, before any
  * write fails, so every rank ends alike with one message, and neither HDF5 nor Open MPI's
  * MPI-IO prints its own. A disk filled by another program during a write still ends through
- * io_write_failed. */
+ * io_write_failed. Collective over the output's communicator (io_room_for's MPI_Bcast, and
+ * io_exit_all's barrier when the room is short). */
 static void room_or_exit(gol_output *o, int64_t chunk) {
     int64_t *gens;
     char name[GOL_PATH_MAX + 64];

@@ -47,7 +47,9 @@ gol_status output_check(const gol_config *cfg, const gol_schedule *sched, MPI_Co
 gol_output *output_open(const gol_config *cfg, const gol_slab *slab, const gol_schedule *sched,
                         MPI_Comm comm);
 
-/* Hand frame f of chunk `chunk` to the writer: frames_h is the chunk's slot, its frames one after
+/* Collective at each chunk's first frame (f == 0): every rank checks the disk's room for the
+ * chunk together (an MPI_Bcast; if it is short, all end alike); local at the other frames.
+ * Hand frame f of chunk `chunk` to the writer: frames_h is the chunk's slot, its frames one after
  * the other (slab->rows rows of the frame format each), and frames 0..f are in it. Frames come in
  * order, chunk after chunk; the writer writes each as it comes, while the next is computed. The
  * slot belongs to the writer from the chunk's first frame until output_wait_slot(o, slot) returns

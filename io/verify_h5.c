@@ -149,7 +149,7 @@ static bool check_shape(const char *part, const io_meta *m, int64_t nframes, con
 
 /* ---- agreeing, and the message ------------------------------------------------------------- */
 
-/* The lowest failing rank's reason, on every rank; "" when all is well. */
+/* The lowest failing rank's reason, on every rank; "" when all is well. Collective over comm. */
 static void agree(MPI_Comm comm, bool ok, why *w) {
     int rank, size, first;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));

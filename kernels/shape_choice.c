@@ -67,7 +67,8 @@ static void key_of(const gol_plan *plan, const shape_choice_gpu *gpu, choice_key
 
 /* ---- the model ---- */
 
-/* Each shape's predicted seconds a generation on the slowest rank (NEVER: no instance). */
+/* Each shape's predicted seconds a generation on the slowest rank (NEVER: no instance).
+ * Collective over comm (an MPI_Allreduce). */
 static void model_seconds(const gol_plan *plan, const shape_choice_gpu *gpu, MPI_Comm comm,
                           double worst[GOL_SHAPE_COUNT]) {
     shape_model_gpu mg = shape_model_gpu_for(gpu->name, gpu->sms, gpu->clock_khz * 1e3,
@@ -128,7 +129,8 @@ static bool timing_pays(const gol_config *cfg, const double model[GOL_SHAPE_COUN
 
 /* ---- measuring ---- */
 
-/* Every candidate timed on every rank, in table order; each shape's slowest rank. */
+/* Every candidate timed on every rank, in table order; each shape's slowest rank. Collective
+ * (an MPI_Allreduce per shape). */
 static void measure(const bool timed[GOL_SHAPE_COUNT], shape_choice_timer time_shape, void *ctx,
                     MPI_Comm comm, double worst[GOL_SHAPE_COUNT]) {
     double mine[GOL_SHAPE_COUNT];

@@ -45,7 +45,8 @@ static void host_parts(const double *sum, gol_backend_kind kind, char *out, size
     }
 }
 
-/* The ranks of one node share its memory: their needs add up against what the node has left. */
+/* The ranks of one node share its memory: their needs add up against what the node has left.
+ * Collective over node. */
 static gol_status check_host(const gol_plan *plan, MPI_Comm node) {
     double mine[HOST_N], sum[HOST_N];
     host_parts_of(&plan->host, mine);
@@ -71,7 +72,8 @@ static gol_status check_host(const gol_plan *plan, MPI_Comm node) {
                                 : "use more nodes, or a smaller grid");
 }
 
-/* Ranks that share a GPU share its memory: their needs add up against what it has free. */
+/* Ranks that share a GPU share its memory: their needs add up against what it has free.
+ * Collective over node (it splits it by GPU). */
 static gol_status check_device(const gol_plan *plan, MPI_Comm node) {
     int device;
     int64_t free_b = mem_device_free(node, &device), least;
@@ -97,6 +99,7 @@ static gol_status check_device(const gol_plan *plan, MPI_Comm node) {
                     human((double)least, have, sizeof have));
 }
 
+/* Collective over comm: splits it by node, then checks the host's and the GPU's memory. */
 static gol_status admit_memory(const gol_plan *plan, MPI_Comm comm) {
     MPI_Comm node;
     MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));

@@ -13,7 +13,8 @@
 #include "kernels/backend.h"
 #include "kernels/life_geometry.h"
 
-/* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. */
+/* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. Collective over
+ * comm (it splits it by node). */
 static int threads_per_rank(MPI_Comm comm) {
     if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
     MPI_Comm node;

@@ -74,6 +74,7 @@ static int vote_done(void *req, double since) {
 /* MPI_Wait, polled (core/poll.h). The vote usually completed long ago: the first ask returns. */
 static void vote_wait(MPI_Request *req) { gol_poll_until(vote_done, req, 0); }
 
+/* Collective over comm (it duplicates comm for the vote). */
 static void vote_begin(stop_vote *v, MPI_Comm comm) {
     MPI_CHECK(MPI_Comm_dup(comm, &v->comm));
     v->req = MPI_REQUEST_NULL;
@@ -96,6 +97,7 @@ static void vote_at_boundary(stop_vote *v) {
     MPI_CHECK(MPI_Iallreduce(&v->mine, &v->all, 1, MPI_INT, MPI_MAX, v->comm, &v->req));
 }
 
+/* Collective over the vote's communicator (it frees it). */
 static void vote_end(stop_vote *v) {
     if (v->req != MPI_REQUEST_NULL) vote_wait(&v->req);
     MPI_CHECK(MPI_Comm_free(&v->comm));

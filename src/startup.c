@@ -48,6 +48,7 @@ static void affinity_text(char *text, size_t len, rank_line *me) {
     if (used >= len && len > 4) snprintf(text + len - 4, 4, "..."); /* cut, and says so */
 }
 
+/* Collective over comm (it splits it by node). */
 static void describe_self(gol_backend_kind backend, MPI_Comm comm, rank_line *me) {
     memset(me, 0, sizeof *me);
     MPI_Comm node;
