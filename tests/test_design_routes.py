@@ -161,7 +161,7 @@ def main():
     # each fault alone must fail the check
     faults = [("kernels/backend_cuda.c:enqueue_pass", "kernels/backend_cuda.c:enqueue_the_pass"),
               ("`cpu_advance` → `post_exchange`", "`cpu_advance` → `tile_gens`"),
-              ("        cuda_frames_before_write", "        cuda_frames_before_writing"),
+              ("        run_passes", "        run_the_passes"),
               ("`staged_post` (halo/halo_mpi_staged.c)", "`staged_post` (halo/halo_mpi.c)"),
               ("(`admit_run`)", "(`admit_the_run`)")]
     # the faults must be caught on their own, also while DESIGN.md has slips of its own
