@@ -29,9 +29,10 @@
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
 
-/* A slot is QUEUED from its chunk's first frame on; the writer takes it (WRITING) and writes each
- * frame as `ready` grows, and ends the file once `complete` says no more frames come. */
-typedef struct output_slot {
+/* The writer state of a slot (the driver's host buffer of a chunk): QUEUED from its chunk's first
+ * frame on; the writer takes it (WRITING), writes each frame as `ready` grows, and ends the file
+ * once `complete` says no more frames come. */
+typedef struct writer_state {
     enum slot_state state;
     int64_t chunk;
     const void *frames_h; /* the chunk's frames, one after the other */
@@ -40,7 +41,7 @@ typedef struct output_slot {
     uint64_t ticket;      /* submission order: the writer takes the oldest first */
     int64_t stop_at; /* -1, or the run stopped at this generation: the writer cuts its schedule */
     double wait_s;   /* the main thread's wait before this chunk was handed over */
-} output_slot;
+} writer_state;
 
 struct gol_output {
     char base[GOL_PATH_MAX];
@@ -56,7 +57,7 @@ struct gol_output {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    output_slot slot[OUTPUT_SLOTS];
+    writer_state writer[OUTPUT_SLOTS]; /* the writer's state of each slot */
     uint64_t next_ticket;
     /* main thread: the frame it expects next (frames come in order: the index covers chunks
      * [0, done)), the schedule as the main thread knows it (cut when the run stops), and where the
@@ -231,45 +232,45 @@ static void report_chunk(gol_output *o, int64_t chunk, double wait_s) {
 static int oldest_queued(const gol_output *o) {
     int best = -1;
     for (int s = 0; s < OUTPUT_SLOTS; s++)
-        if (o->slot[s].state == SLOT_QUEUED &&
-            (best < 0 || o->slot[s].ticket < o->slot[best].ticket))
+        if (o->writer[s].state == SLOT_QUEUED &&
+            (best < 0 || o->writer[s].ticket < o->writer[best].ticket))
             best = s;
     return best;
 }
 
 static int64_t frame_bytes(const gol_output *o) { return o->slab.rows * o->meta.row_bytes; }
 
-static const void *slot_frame(const gol_output *o, const output_slot *sl, int64_t f) {
-    return (const char *)sl->frames_h + f * frame_bytes(o);
+static const void *slot_frame(const gol_output *o, const writer_state *ws, int64_t f) {
+    return (const char *)ws->frames_h + f * frame_bytes(o);
 }
 
 /* Called with o->mu held, which it gives up while it writes: slot s's chunk, frame by frame as the
  * main thread hands them over, then its end, its index and its report. */
 static void write_slot(gol_output *o, int s) {
-    output_slot *sl = &o->slot[s];
-    sl->state = SLOT_WRITING;
-    int64_t chunk = sl->chunk;
-    const void *frames_h = sl->frames_h;
+    writer_state *ws = &o->writer[s];
+    ws->state = SLOT_WRITING;
+    int64_t chunk = ws->chunk;
+    const void *frames_h = ws->frames_h;
     pthread_mutex_unlock(&o->mu);
     begin_chunk(o, chunk);
     for (int64_t f = 0;; f++) {
         pthread_mutex_lock(&o->mu);
-        while (sl->ready <= f && !sl->complete)
+        while (ws->ready <= f && !ws->complete)
             pthread_cond_wait(&o->cv, &o->mu);
-        bool more = f < sl->ready;
+        bool more = f < ws->ready;
         pthread_mutex_unlock(&o->mu);
         if (!more) break;
-        cudasim_host_acquire(sl); /* the frame the main thread saw copied */
-        cudasim_host_access(slot_frame(o, sl, f), (size_t)frame_bytes(o), CUDASIM_READ);
-        write_frame(o, slot_frame(o, sl, f));
+        cudasim_host_acquire(ws); /* the frame the main thread saw copied */
+        cudasim_host_access(slot_frame(o, ws, f), (size_t)frame_bytes(o), CUDASIM_READ);
+        write_frame(o, slot_frame(o, ws, f));
     }
     /* complete: stop_at and wait_s were set with it, and stay until the slot is free */
-    double wait_s = sl->wait_s;
-    cudasim_host_access(frames_h, (size_t)(sl->ready * frame_bytes(o)), CUDASIM_READ);
-    end_chunk(o, chunk, frames_h, sl->stop_at);
-    cudasim_host_release(sl); /* its reads are done: the main thread's output_wait_slot */
+    double wait_s = ws->wait_s;
+    cudasim_host_access(frames_h, (size_t)(ws->ready * frame_bytes(o)), CUDASIM_READ);
+    end_chunk(o, chunk, frames_h, ws->stop_at);
+    cudasim_host_release(ws); /* its reads are done: the main thread's output_wait_slot */
     pthread_mutex_lock(&o->mu);
-    sl->state = SLOT_FREE; /* the index needs only the schedule, not the frames */
+    ws->state = SLOT_FREE; /* the index needs only the schedule, not the frames */
     pthread_cond_broadcast(&o->cv);
     pthread_mutex_unlock(&o->mu);
     refresh_index(o);
@@ -375,7 +376,7 @@ static int slots_free(void *arg, double since) {
     bool busy = false;
     pthread_mutex_lock(&o->mu);
     for (int s = w->first; s < w->end; s++)
-        busy = busy || o->slot[s].state != SLOT_FREE;
+        busy = busy || o->writer[s].state != SLOT_FREE;
     pthread_mutex_unlock(&o->mu); /* the watchdogs never touch the output */
     if (busy) gol_watch_poll(since);
     return !busy;
@@ -387,7 +388,7 @@ static void wait_slots(gol_output *o, int first, int end) {
     slots_wait w = {o, first, end};
     gol_poll_every(slots_free, &w, 0, SLOT_NAP_S);
     for (int s = first; s < end; s++)
-        cudasim_host_acquire(&o->slot[s]); /* the writer's reads of it are done */
+        cudasim_host_acquire(&o->writer[s]); /* the writer's reads of it are done */
 }
 
 /* The writer finishes what it was handed, and is gone: the slots are waited for with the
@@ -422,7 +423,7 @@ static void room_or_exit(gol_output *o, int64_t chunk) {
     if (o->threaded) {
         pthread_mutex_lock(&o->mu);
         for (int s = 0; s < OUTPUT_SLOTS; s++)
-            in_flight = in_flight || o->slot[s].state != SLOT_FREE;
+            in_flight = in_flight || o->writer[s].state != SLOT_FREE;
         pthread_mutex_unlock(&o->mu);
     }
     int64_t need = bytes + (in_flight ? bytes : 0) + (1 << 20);
@@ -466,24 +467,24 @@ void output_write_frame(gol_output *o, int slot, int64_t chunk, int64_t f, const
         return;
     }
     pthread_mutex_lock(&o->mu);
-    output_slot *sl = &o->slot[slot];
-    if (f == 0 && sl->state != SLOT_FREE) /* the caller waits for it: output_wait_slot */
+    writer_state *ws = &o->writer[slot];
+    if (f == 0 && ws->state != SLOT_FREE) /* the caller waits for it: output_wait_slot */
         gol_die(__FILE__, __LINE__, "output_write_frame", "golmpi",
                 "a slot must be free (output_wait_slot) before its chunk's first frame");
     if (f == 0) {
-        sl->state = SLOT_QUEUED;
-        sl->chunk = chunk;
-        sl->frames_h = frames_h;
-        sl->ready = 0;
-        sl->complete = false;
-        sl->ticket = o->next_ticket++;
+        ws->state = SLOT_QUEUED;
+        ws->chunk = chunk;
+        ws->frames_h = frames_h;
+        ws->ready = 0;
+        ws->complete = false;
+        ws->ticket = o->next_ticket++;
     }
-    sl->ready = f + 1;
-    cudasim_host_release(sl); /* the frame's copy, which the caller saw done */
+    ws->ready = f + 1;
+    cudasim_host_release(ws); /* the frame's copy, which the caller saw done */
     if (last) {
-        sl->complete = true;
-        sl->stop_at = o->stop_at;
-        sl->wait_s = o->wait_s - o->wait_handed;
+        ws->complete = true;
+        ws->stop_at = o->stop_at;
+        ws->wait_s = o->wait_s - o->wait_handed;
         o->wait_handed = o->wait_s;
     }
     pthread_cond_broadcast(&o->cv);

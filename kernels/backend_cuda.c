@@ -72,7 +72,7 @@ typedef struct cuda_backend {
     cuda_graphs *graphs; /* the cycle from each buffer, captured at create; NULL: all eager */
 
     cuda_watch *watch;    /* every host wait, and the bound on the work in flight */
-    cuda_frames *frames;  /* frames out: copy streams, staging slots */
+    cuda_frames *frames;  /* frames out: copy streams, stages */
     cuda_times *times;    /* where the time goes */
     cuda_mem_account mem; /* everything cudaMalloc'ed here */
     unsigned long long *pop_d, *pop_h;
@@ -439,7 +439,7 @@ static void *cuda_create(const gol_plan *plan, const gol_config *cfg, MPI_Comm c
     create_streams(cb);               /* compute, comm (higher priority), fork and join */
     cb->watch = cuda_watch_create(slab, cfg->timeout_s, cb->compute); /* marks, the watchdog */
     cuda_watch_add_stream(cb->watch, cb->comm);
-    cb->frames = create_frames(cb, plan); /* two copy streams and staging slots */
+    cb->frames = create_frames(cb, plan); /* two copy streams and stages */
     alloc_slabs(cb, plan);                /* zeroed grid buffers, population counter */
     /* collective: the halo mode may connect to the neighbours (NCCL) */
     cb->halo = halo_create(plan->halo, slab, cb->depth, comm, cb->comm, cfg->timeout_s);

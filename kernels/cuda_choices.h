@@ -18,7 +18,7 @@
  * depth of core/depth.h) of nwords words. */
 int64_t cuda_slab_bytes(int64_t rows, int64_t depth, int64_t nwords);
 
-/* Device bytes of one frame staging slot: rows frame rows (core/config.h's frame_row_bytes). A
+/* Device bytes of one frame stage: rows frame rows (core/config.h's frame_row_bytes). A
  * frame is first made on the device in its slot, u8 frames unpacked there, packed ones copied
  * there with one 2-D device copy (the grid row's first ceil(width/8) bytes are the frame row), so
  * the grid buffer is free again after that fast copy; the slow copy to pinned host memory then

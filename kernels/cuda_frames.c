@@ -50,7 +50,7 @@ cuda_frames *cuda_frames_create(const gol_slab *slab, int64_t stage_bytes, cudaS
     }
     for (int s = 0; s < 2 && stage_bytes > 0; s++) {
         f->stage_d[s] = cuda_mem_alloc(mem, stage_bytes,
-                                       s ? "frame staging slot 1" : "frame staging slot 0");
+                                       s ? "frame stage 1" : "frame stage 0");
         f->stage_bytes[s] = stage_bytes;
     }
     return f;
@@ -77,14 +77,14 @@ void cuda_frames_begin(cuda_frames *f, int slot, gol_frame_format fmt, const uin
     size_t frame_row = (size_t)frame_row_bytes(f->width, fmt);
     if (cuda_frame_stage_bytes(f->rows, f->width, fmt) > f->stage_bytes[slot])
         gol_die(__FILE__, __LINE__, "cuda_frames_begin", "golmpi",
-                "a frame larger than the plan's frame format (no staging slot allocated for it)");
+                "a frame larger than the plan's frame format (no stage allocated for it)");
     cudaStream_t s = f->copy[slot];
     CUDA_CHECK(cudaEventRecord(f->gen_done, f->compute));
     CUDA_CHECK(cudaStreamWaitEvent(s, f->gen_done, 0));
     int k = event_timer_begin(f->timer[slot], s, NULL);
-    /* The frame in the slot first, on the device (a pass or so of memory traffic): then the grid
+    /* The frame in the stage first, on the device (a pass or so of memory traffic): then the grid
      * buffer is free again (frame_read), and the compute stream never waits for the copy to the
-     * host, which reads only the slot. */
+     * host, which reads only the stage. */
     if (fmt == GOL_FRAME_PACKED) /* little-endian: a grid row begins with its packed frame row */
         CUDA_CHECK(cudaMemcpy2DAsync(f->stage_d[slot], frame_row, grid_d, f->row_bytes, frame_row,
                                      (size_t)f->rows, cudaMemcpyDeviceToDevice, s));

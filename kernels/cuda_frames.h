@@ -1,7 +1,7 @@
-/* Frames out of the CUDA backend: two frame slots, each with a copy stream, a staging buffer on
- * the device and a timer. A frame is first made in its slot's staging buffer (one fast device
- * copy, or the u8 unpack), which frees the grid buffer again; the slow copy to pinned host memory
- * then reads only the staging buffer, so the compute stream never waits for it. */
+/* Frames out of the CUDA backend: two frame slots, each with a copy stream, a stage (a one-frame
+ * device buffer) and a timer. A frame is first made in its slot's stage (one fast device copy, or
+ * the u8 unpack), which frees the grid buffer again; the slow copy to pinned host memory then
+ * reads only the stage, so the compute stream never waits for it. */
 #ifndef GOLMPI_CUDA_FRAMES_H
 #define GOLMPI_CUDA_FRAMES_H
 
@@ -16,7 +16,7 @@
 typedef struct cuda_frames cuda_frames;
 
 /* Both slots' copy streams and events, and, stage_bytes > 0 (the plan takes frames), both
- * staging buffers, counted in mem: all allocated here, at create, never at a frame, where a
+ * stages, counted in mem: all allocated here, at create, never at a frame, where a
  * cudaMalloc, and a cudaFree that synchronises the device, would wait on NCCL work queued with no
  * deadline. compute: the stream that writes the grid buffers. */
 cuda_frames *cuda_frames_create(const gol_slab *slab, int64_t stage_bytes, cudaStream_t compute,
