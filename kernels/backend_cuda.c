@@ -1,7 +1,8 @@
 /* The CUDA backend: a bit-packed slab on one GPU per rank. This file is the algorithm of a pass;
  * its other jobs are units of their own: the watchdog and every host wait (kernels/cuda_watch.h),
  * frames out (kernels/cuda_frames.h), where the time goes (kernels/cuda_times.h), the cycles'
- * graphs (kernels/cuda_graph.h), and the decisions that need no GPU (kernels/cuda_choices.h).
+ * graphs (kernels/cuda_graph.h), and the decisions that need no GPU (kernels/cuda_sizes.h,
+ * cuda_account.h, cuda_pass_split.h, cuda_share.h, cuda_cadence.h, cuda_stall.h).
  *
  * Buffers: two slabs of rows + 2k rows of nwords words (k: the halo depth of core/depth.h), rows
  * numbered as in core/depth.h: row 0 the first owned row, -k..-1 the halo above, rows..rows+k-1
@@ -36,7 +37,10 @@
 #include "kernels/cuda_frames.h"
 #include "kernels/cuda_graph.h"
 #include "kernels/cuda_mem.h"
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_sizes.h"
+#include "kernels/cuda_account.h"
+#include "kernels/cuda_pass_split.h"
+#include "kernels/cuda_share.h"
 #include "kernels/cuda_times.h"
 #include "kernels/cuda_watch.h"
 #include "kernels/device.h"
@@ -336,7 +340,7 @@ static void alloc_slabs(cuda_backend *cb, const gol_plan *plan) {
     if (cb->mem.bytes != cuda_device_bytes(cb->slab.rows, cb->depth, cb->row_words, cb->slab.width,
                                            plan->frame_format, plan->output))
         gol_die(__FILE__, __LINE__, "alloc_slabs", "golmpi",
-                "device allocations differ from kernels/cuda_choices.c's cuda_device_bytes");
+                "device allocations differ from kernels/cuda_sizes.c's cuda_device_bytes");
 }
 
 /* Both frame slots now, not at their first frame, when NCCL work would be queued. */

@@ -8,6 +8,7 @@
 #include "core/check.h"
 #include "core/trace.h"
 #include "kernels/cuda_mem.h"
+#include "kernels/cuda_sizes.h"
 #include "kernels/event_timer.h"
 #include "kernels/life_cuda.h"
 

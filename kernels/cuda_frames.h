@@ -10,7 +10,7 @@
 
 #include "core/config.h"
 #include "core/decomp.h"
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_account.h"
 #include "kernels/cuda_watch.h"
 
 typedef struct cuda_frames cuda_frames;

@@ -1,11 +1,11 @@
-/* The CUDA backend's device allocations, each counted in its account (kernels/cuda_choices.h's
+/* The CUDA backend's device allocations, each counted in its account (kernels/cuda_account.h's
  * cuda_mem_account), so that what a GPU gets can be checked against the host-tested plan. */
 #ifndef GOLMPI_CUDA_MEM_H
 #define GOLMPI_CUDA_MEM_H
 
 #include <stdint.h>
 
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_account.h"
 
 /* cudaMalloc of bytes, counted in a; a failure aborts, naming what and what a holds already. */
 void *cuda_mem_alloc(cuda_mem_account *a, int64_t bytes, const char *what);

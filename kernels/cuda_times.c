@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "core/check.h"
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_cadence.h"
 #include "kernels/event_timer.h"
 
 /* Per chunk: the advance calls' GPU time, and where the counters stood when the chunk began. */

@@ -6,7 +6,8 @@
 
 #include "core/check.h"
 #include "core/poll.h"
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_cadence.h"
+#include "kernels/cuda_stall.h"
 
 struct cuda_watch {
     int rank, up, down; /* the slab's: who a stall can involve */
@@ -16,7 +17,7 @@ struct cuda_watch {
     cudaStream_t streams[CUDA_WATCH_STREAMS];
     int nstreams;
     gol_halo *halo; /* NULL: not made yet, or being destroyed */
-    /* generations in flight (kernels/cuda_choices.h): a mark every CUDA_MARK_EVERY generations */
+    /* generations in flight (kernels/cuda_cadence.h): a mark every CUDA_MARK_EVERY generations */
     cudaEvent_t mark[CUDA_MARK_RING];
     int64_t queued; /* generations queued since create */
     int64_t marks_recorded, marks_done;

@@ -3,7 +3,7 @@
  * at the GPU's progress between polls, since a blocking CUDA wait would never see a dead peer:
  * NCCL's kernels spin on it forever.
  *
- * Progress is the marks (kernels/cuda_choices.h): an event on the compute stream every
+ * Progress is the marks (kernels/cuda_cadence.h): an event on the compute stream every
  * CUDA_MARK_EVERY generations. When no mark passed for --timeout seconds while the host waited,
  * the watchdog asks why (a rank behind excuses the stall; a silent neighbour or a stopped GPU does
  * not) and, unexcused, aborts every rank with a message: MPI_Abort is reached within a bounded

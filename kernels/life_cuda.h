@@ -36,7 +36,7 @@ void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, i
  * rows [row_begin - gens, row_end + gens) that lie in [live_begin, live_end); rows outside that
  * range are dead at every generation (past a dead boundary), whatever src holds there. Writes dst
  * rows [row_begin, row_end) and nothing else; src_d != dst_d. An empty range launches nothing.
- * ranks: the ranks whose kernels run on this GPU side by side (cuda_choices.h's cuda_launch_ranks;
+ * ranks: the ranks whose kernels run on this GPU side by side (cuda_share.h's cuda_launch_ranks;
  * 1: the whole GPU); the launch is sized to this rank's share of the resident blocks. */
 void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_t *dst_d, int64_t row_begin,
                       int64_t row_end, int gens, int shape, int64_t live_begin, int64_t live_end,

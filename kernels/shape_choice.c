@@ -9,7 +9,7 @@
 #include "core/trace.h"
 #include "golmpi_git.h"
 #include "io/wisdom.h"
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_share.h"
 #include "kernels/shape_model.h"
 
 #define NEVER 1e30 /* seconds a generation of a shape not timed, or not usable */

@@ -7,7 +7,7 @@
 
 #include "core/depth.h"
 #include "core/life_word.h"
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_pass_split.h"
 
 /* The GPUs the model knows. The per-SM constants (lone_cpi, sched_ipc, pass_s) are fitted on one
  * H200's measured curve (bench/data/h200-2026-11-27/curve.tsv, tools/golmpi-model --fit); the

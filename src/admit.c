@@ -6,7 +6,7 @@
 
 #include "core/check.h"
 #include "io/output.h"
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_sizes.h"
 #include "kernels/device_mem.h"
 #include "src/host_mem.h"
 

@@ -1,12 +1,18 @@
-/* The CUDA backend's choices (kernels/cuda_choices.h), on the host: what it allocates for frames (u8
- * staging of rows frame rows: rows x width bytes for u8, rows x ceil(width / 8) for packed), its
+/* The CUDA backend's GPU-free choices (kernels/cuda_sizes.h, cuda_account.h, cuda_pass_split.h,
+ * cuda_share.h, cuda_cadence.h, cuda_stall.h), on the host: what it allocates for frames (a u8
+ * stage of rows frame rows: rows x width bytes for u8, rows x ceil(width / 8) for packed), its
  * byte account, the bound on generations in flight, the generations it runs eagerly to time the
  * exchange (the same on every rank however the advance calls are cut), and the watchdog's message.
  * No GPU needed. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_sizes.h"
+#include "kernels/cuda_account.h"
+#include "kernels/cuda_pass_split.h"
+#include "kernels/cuda_share.h"
+#include "kernels/cuda_cadence.h"
+#include "kernels/cuda_stall.h"
 #include "kernels/life_geometry.h"
 #include "tests/expect.h"
 

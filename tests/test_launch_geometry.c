@@ -1,5 +1,5 @@
 /* The CUDA kernels' launch geometry (kernels/life_geometry.h) at the sizes users run, without a
- * GPU: every pass the backend makes (kernels/cuda_choices.h's cuda_pass_split of core/depth.h's
+ * GPU: every pass the backend makes (kernels/cuda_pass_split.h's cuda_pass_split of core/depth.h's
  * pass) at halo depths 1..GOL_DEEP_GENS_MAX, torus and dead, on grids of 4096^2 to 131072^2 and the
  * slabs 16384 x 4096 and 16384 x 1024, for devices holding 1 to 16 deep blocks an SM of 114 or 132
  * SMs, and every shape at the launch share gol_resident_share gives each of 1-4 ranks under MPS at
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/depth.h"
-#include "kernels/cuda_choices.h"
+#include "kernels/cuda_pass_split.h"
 #include "kernels/life_geometry.h"
 #include "kernels/shape_model.h"
 #include "tests/expect.h"
