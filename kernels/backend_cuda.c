@@ -152,6 +152,17 @@ static void pass_rows(cuda_backend *cb, int p, gol_rows r, int n, cudaStream_t s
                      cb->launch_ranks, s);
 }
 
+/* Generations of the next pass with n owed in the cycle: the shape's gens_max at most. Every
+ * cycle is cut so, eager or captured. */
+static int64_t pass_gens(const cuda_backend *cb, int64_t n) {
+    return n < cb->pass_max ? n : cb->pass_max;
+}
+
+/* Passes in a whole cycle. */
+static int64_t cycle_passes(const cuda_backend *cb) {
+    return (cb->depth + cb->pass_max - 1) / cb->pass_max;
+}
+
 static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t halo_left, cudaEvent_t *timed);
 static void replay_cycle(cuda_backend *cb);
 static void run_passes(cuda_backend *cb, int64_t n);
@@ -212,7 +223,7 @@ static void before_writes(cuda_backend *cb, int64_t passes) {
  * cycle's end; a timed sample's exchange is bracketed by its events. */
 static void run_passes(cuda_backend *cb, int64_t n) {
     while (n > 0) {
-        int64_t g = n < cb->pass_max ? n : cb->pass_max;
+        int64_t g = pass_gens(cb, n);
         const int ends = g == cb->halo_left;
         before_writes(cb, 1);
         enqueue_pass(cb, cb->cur_buf, (int)g, cb->halo_left, cuda_times_sample(cb->times, ends));
@@ -225,10 +236,10 @@ static void run_passes(cuda_backend *cb, int64_t n) {
  * halo_left halo rows a side at its start (core/depth.h's gol_pass). A pass that does not end the
  * cycle, or has no neighbour, is one launch of every row on the compute stream, after the last
  * exchange (it reads the halo rows). A pass that ends the cycle (n == halo_left) splits
- * (cuda_pass_split): fork; the edge bands on the comm stream, then their exchange; the interior on the compute stream,
- * queued before the exchange and waiting for neither; the compute stream then joins the bands
- * only, so the next pass's interior never waits for this exchange. Capturable when the halo mode
- * is and timed is NULL. */
+ * (cuda_pass_split): fork; the edge bands on the comm stream, then their exchange; the interior
+ * on the compute stream, queued before the exchange and waiting for neither; the compute stream
+ * then joins the bands only, so the next pass's interior never waits for this exchange.
+ * Capturable when the halo mode is and timed is NULL. */
 static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t halo_left, cudaEvent_t *timed) {
     const gol_pass ps = {.rows = cb->slab.rows, .halo_left = halo_left, .gens = n,
                          .dead_top = cb->slab.up < 0, .dead_bottom = cb->slab.down < 0, .tile = 0};
@@ -256,7 +267,7 @@ static void enqueue_pass(cuda_backend *cb, int p, int n, int64_t halo_left, cuda
  * shapes' timing. Returns the buffer the cycle ends in. */
 static int enqueue_cycle(cuda_backend *cb, int p) {
     for (int64_t left = cb->depth; left > 0; p ^= 1) {
-        int n = (int)(left < cb->pass_max ? left : cb->pass_max);
+        int n = (int)pass_gens(cb, left);
         enqueue_pass(cb, p, n, left, NULL);
         left -= n;
     }
@@ -270,17 +281,23 @@ static void capture_cycle(void *impl, int p) {
     join_halo(impl);
 }
 
-/* A whole cycle from the current buffer, replayed from the graph captured at create: the passes
- * and the exchange of enqueue_cycle in one launch, after the last eager exchange (the graph's
- * bands run on lanes of their own) and after the frames still copying a buffer it writes. Its
- * exchange counts as posted (the watchdog's needs). */
-static void replay_cycle(cuda_backend *cb) {
-    before_writes(cb, (cb->depth + cb->pass_max - 1) / cb->pass_max);
+/* The cycle from the current buffer, one launch of its graph in g, after the last eager exchange
+ * (the graph's bands run on lanes of their own). Its exchange counts as posted (the watchdog's
+ * needs). */
+static void launch_cycle(cuda_backend *cb, const cuda_graphs *g) {
     join_halo(cb);
-    cuda_graphs_replay(cb->graphs, cb->cur_buf, cb->compute);
+    cuda_graphs_replay(g, cb->cur_buf, cb->compute);
     halo_replayed(cb->halo);
+}
+
+/* A whole cycle from the current buffer, replayed from the graph captured at create: the passes
+ * and the exchange of enqueue_cycle in one launch, after the frames still copying a buffer it
+ * writes; then each pass counted as run_passes counts it. */
+static void replay_cycle(cuda_backend *cb) {
+    before_writes(cb, cycle_passes(cb));
+    launch_cycle(cb, cb->graphs);
     for (int64_t left = cb->depth; left > 0;) {
-        int64_t n = left < cb->pass_max ? left : cb->pass_max;
+        int64_t n = pass_gens(cb, left);
         passed(cb, n, n == left);
         left -= n;
     }
@@ -354,16 +371,13 @@ static cuda_frames *create_frames(cuda_backend *cb, const gol_plan *plan) {
 /* Full cycles from the current buffer, as the run will queue them: replayed from g, or eager
  * where g is NULL. */
 static void run_cycles(cuda_backend *cb, const cuda_graphs *g, int64_t cycles) {
-    const int64_t passes = (cb->depth + cb->pass_max - 1) / cb->pass_max;
     for (int64_t c = 0; c < cycles; c++) {
         if (!g) {
             cb->cur_buf = enqueue_cycle(cb, cb->cur_buf);
             continue;
         }
-        join_halo(cb);
-        cuda_graphs_replay(g, cb->cur_buf, cb->compute);
-        halo_replayed(cb->halo);
-        cb->cur_buf ^= (int)(passes & 1);
+        launch_cycle(cb, g);
+        cb->cur_buf ^= (int)(cycle_passes(cb) & 1);
     }
 }
 

@@ -3,9 +3,9 @@
  * out by chunk.
  *
  * The sample: a device mode's exchange only enqueues, so the host cannot time it; one eager pass
- * every CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges after a load (kernels/cuda_cadence.h)
- * brackets its exchange with two events, and the run's halo time is the mean sample times the
- * exchanges. A mode on the host (MPI) is timed by the mode itself (halo_seconds). */
+ * every CUDA_HALO_SAMPLE_EVERY generations' worth of exchanges after a load
+ * (kernels/cuda_cadence.h) brackets its exchange with two events, and the run's halo time is the
+ * mean sample times the exchanges. A mode on the host (MPI) is timed by the mode itself (halo_seconds). */
 #ifndef GOLMPI_CUDA_TIMES_H
 #define GOLMPI_CUDA_TIMES_H
 
