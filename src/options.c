@@ -123,7 +123,7 @@ static const gol_option table[] = {
              "~/.cache/golmpi/wisdom without XDG_CACHE_HOME); off: nothing read or kept",
      .apply = apply_path, FIELD(wisdom)},
     {.name = "no-graphs", .group = "Run",
-     .help = "CUDA: launch per generation, no CUDA graph replay",
+     .help = "CUDA: queue every pass itself, no CUDA graph replay of whole cycles",
      .apply = apply_flag, FIELD(no_graphs)},
     {.name = "timeout", .metavar = "SECONDS", .default_text = "300", .group = "Run",
      .help = "a halo row SECONDS late aborts all ranks\n"
