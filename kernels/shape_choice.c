@@ -290,7 +290,7 @@ shape_choice_result shape_choice_make(const gol_plan *plan, const gol_config *cf
     model_seconds(plan, gpu, comm, model);
     candidates(model, cfg->tune, timed);
     if (!cfg->tune && !timing_pays(cfg, model, timed)) {
-        r = result_of(fastest(model), SHAPE_CHOICE_MODEL);
+        r = result_of(shape_model_pick(model), SHAPE_CHOICE_MODEL);
         for (int s = 0; s < GOL_SHAPE_COUNT; s++)
             r.seconds[s] = model[s] < NEVER ? model[s] : -1;
     } else {

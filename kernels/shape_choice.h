@@ -10,7 +10,8 @@
  *      model's seconds a generation x --steps): the model's SHAPE_CHOICE_FEW best shapes and
  *      `baseline` are timed on every rank's own slab (time_shape), and the ranks take the shape
  *      whose slowest rank is fastest (MPI_Allreduce MAX per shape). Rank 0 records it.
- *   3. model: the shape the model ranks first for the slowest rank.
+ *   3. model: the model's pick for the slowest rank (shape_model_pick: its fastest, but baseline
+ *      unless that beats it by SHAPE_MODEL_MARGIN).
  * --kernel SHAPE skips all three (asked). --tune times every shape, whatever the budget, and
  * records it (tuned). */
 #ifndef GOLMPI_SHAPE_CHOICE_H
@@ -52,7 +53,7 @@ typedef enum shape_choice_how {
     SHAPE_CHOICE_WISDOM,   /* a record of the wisdom file */
     SHAPE_CHOICE_MEASURED, /* timed on every rank now (auto) */
     SHAPE_CHOICE_TUNED,    /* --tune: every shape timed */
-    SHAPE_CHOICE_MODEL,    /* the model's first: timing would cost too much of a short run */
+    SHAPE_CHOICE_MODEL,    /* the model's pick: timing would cost too much of a short run */
     SHAPE_CHOICE_UNUSED    /* depth 1: the one-generation kernels run, no shape (baseline) */
 } shape_choice_how;
 

@@ -9,10 +9,12 @@
 #include "core/life_word.h"
 #include "kernels/cuda_pass_split.h"
 
-/* The GPUs the model knows. The per-SM constants (lone_cpi, sched_ipc, pass_s) are fitted on one
- * H200's measured curve (bench/data/h200-2026-11-27/curve.tsv, tools/golmpi-model --fit); the
- * H100 SXM is the same SM (sm_90, 132 SMs) at its own clock. Clocks: the boost clock
- * cudaDeviceProp reports (H200 1980 MHz, H100 SXM 1980 MHz). */
+/* The GPUs the model knows. alu_ipc and pass_s are the fit of one H200's measured curve
+ * (bench/data/h200-2026-11-27/curve.tsv, `golmpi-model --fit`, the test model_fit); lone_cpi is
+ * the fit made where that GPU's depths 2 to 64 were measured too (one depth cannot tell it from
+ * pass_s); issue_ipc is the hardware's (a scheduler dispatches one warp-instruction a cycle) and
+ * gap_s NVIDIA's launch latency. The H100 SXM is the same SM (sm_90, 132 SMs) at its own clock.
+ * Clocks: the boost clock cudaDeviceProp reports (H200 1980 MHz, H100 SXM 1980 MHz). */
 typedef struct gpu_row {
     const char *key, *name_part;
     int sms, cc;
@@ -26,8 +28,10 @@ static const gpu_row gpu_table[] = {
 
 /* Fitted on the H200 (docs/PERFORMANCE.md, "The model of a pass"). */
 #define FIT_LONE_CPI 1.73
-#define FIT_SCHED_IPC 0.70
-#define FIT_PASS_S 12.5e-6
+#define FIT_ALU_IPC 0.42
+#define FIT_PASS_S 19.5e-6
+#define SM90_ISSUE_IPC 1.0
+#define SM90_GAP_S 2e-6
 
 static shape_model_gpu gpu_from_row(const gpu_row *r) {
     shape_model_gpu g;
@@ -39,9 +43,10 @@ static shape_model_gpu gpu_from_row(const gpu_row *r) {
     g.cc = r->cc;
     g.schedulers = 4;
     g.lone_cpi = FIT_LONE_CPI;
-    g.sched_ipc = FIT_SCHED_IPC;
+    g.issue_ipc = SM90_ISSUE_IPC;
+    g.alu_ipc = FIT_ALU_IPC;
     g.pass_s = FIT_PASS_S;
-    g.launch_s = 0;
+    g.gap_s = SM90_GAP_S;
     g.regs_per_sm = 65536;
     g.max_warps_sm = 64;
     g.max_blocks_sm = 32;
@@ -99,13 +104,14 @@ static int blocks_per_sm(const shape_model_gpu *gpu, int regs, int warps_block) 
     return blocks;
 }
 
-/* Seconds of a launch whose `warps` busy warps each issue insts instructions in one dependent
- * chain, on sms SMs (a rank's share under MPS) holding blocks_sm blocks of warps_block warps: the
- * busiest SM, wave after wave; each wave as long as its warps' chain issued at the slower of a
- * lone warp's rate and the schedulers' shared rate. whole_waves: golmpi's grid is whole waves
- * (gol_deep_geometry); otherwise the last wave's share counts as a fraction. */
+/* Seconds of a launch whose `warps` busy warps each issue insts instructions (alu of them on the
+ * integer ALU pipe) in one dependent chain, on sms SMs (a rank's share under MPS) holding
+ * blocks_sm blocks of warps_block warps: the busiest SM, wave after wave; each wave as long as the
+ * longer of a lone warp's chain and what one scheduler must issue for all its warps, at one
+ * instruction a cycle and at the ALU pipe's rate, whichever binds. whole_waves: golmpi's grid is
+ * whole waves (gol_deep_geometry); otherwise the last wave's share counts as a fraction. */
 static double launch_seconds(const shape_model_gpu *gpu, double sms, int64_t warps, int warps_block,
-                             int blocks_sm, double insts, int whole_waves) {
+                             int blocks_sm, double insts, double alu, int whole_waves) {
     if (warps <= 0 || insts <= 0) return 0;
     if (blocks_sm < 1) blocks_sm = 1;
     const double slots = (double)blocks_sm * warps_block * sms; /* warps resident at once */
@@ -116,8 +122,9 @@ static double launch_seconds(const shape_model_gpu *gpu, double sms, int64_t war
         waves = whole_waves ? ceil((double)warps / slots) : (double)warps / slots;
     }
     const double per_sched = ceil(resident / gpu->schedulers);
-    const double cpi = fmax(gpu->lone_cpi, per_sched / gpu->sched_ipc);
-    return waves * insts * cpi / gpu->clock_hz + gpu->launch_s;
+    const double shared = per_sched * fmax(insts / gpu->issue_ipc, alu / gpu->alu_ipc);
+    const double cycles = fmax(insts * gpu->lone_cpi, shared);
+    return waves * cycles / gpu->clock_hz;
 }
 
 /* Seconds of one deep launch of rows r, n generations, shape s. */
@@ -132,15 +139,17 @@ static double deep_seconds(const shape_model_gpu *gpu, const gol_cuda_grid *g, g
     const gol_deep_launch d = gol_deep_geometry(g, r.lo, r.hi, n, shape, resident);
     const int64_t chain = d.cut.tile_rows + 2 * n;
     const double insts_row = (double)in->loop_insts / in->unroll;
+    const double alu_row = (double)in->alu_insts / in->unroll;
     if (first && first->warps == 0) {
         first->regs = in->regs;
         first->blocks_sm = bsm;
         first->warps = d.launch.n;
         first->chain = chain;
         first->insts_row = insts_row;
+        first->alu_row = alu_row;
     }
     return launch_seconds(gpu, (double)gpu->sms / (ranks > 0 ? ranks : 1), d.launch.n,
-                          GOL_DEEP_WARPS, bsm, chain * insts_row, 1);
+                          GOL_DEEP_WARPS, bsm, chain * insts_row, chain * alu_row, 1);
 }
 
 shape_model_guess shape_model_predict(const shape_model_gpu *gpu, const shape_model_slab *slab,
@@ -209,10 +218,22 @@ int shape_model_rank(const shape_model_gpu *gpu, const shape_model_slab *slab,
     return usable;
 }
 
+int shape_model_pick(const double gen_s[GOL_SHAPE_COUNT]) {
+    int best = GOL_SHAPE_BASELINE;
+    for (int s = 0; s < GOL_SHAPE_COUNT; s++)
+        if (gen_s[s] > 0 && isfinite(gen_s[s]) && !(gen_s[best] > 0 && gen_s[s] >= gen_s[best]))
+            best = s;
+    const double base = gen_s[GOL_SHAPE_BASELINE];
+    if (base > 0 && isfinite(base) && gen_s[best] * (1 + SHAPE_MODEL_MARGIN) > base)
+        return GOL_SHAPE_BASELINE;
+    return best;
+}
+
 double shape_model_foreign_rate(const shape_model_gpu *gpu, const shape_model_foreign *k) {
     const int wb = k->warps_block > 0 ? k->warps_block : 1;
     const int bsm = blocks_per_sm(gpu, k->regs, wb);
     const double t =
-        launch_seconds(gpu, gpu->sms, k->warps, wb, bsm, k->insts_step * (double)k->steps, 0);
-    return t > 0 ? k->cells * k->gens / (t + gpu->pass_s) : 0;
+        launch_seconds(gpu, gpu->sms, k->warps, wb, bsm, k->insts_step * (double)k->steps,
+                       k->alu_step * (double)k->steps, 0);
+    return t > 0 ? k->cells * k->gens / (t + gpu->gap_s) : 0;
 }

@@ -8,8 +8,10 @@
  * from the build by tools/sass_rows.py), and per launch the time of its slowest SM: each warp a
  * chain of (tile + 2K) row-iterations of the instance's row-loop instructions, issued no faster
  * than a lone warp issues (latency bound) and no faster than the SM's schedulers issue all its
- * warps together (throughput bound), wave after wave; plus a fixed cost a pass. The constants are
- * calibrated on one H200's measured curve (bench/data/h200-2026-11-27/, docs/PERFORMANCE.md). */
+ * warps together (throughput bound: one instruction a cycle, and the loop's integer-ALU
+ * instructions at the ALU pipe's rate), wave after wave; plus a fixed cost a pass. The constants
+ * are calibrated on one H200's measured curve (bench/data/h200-2026-11-27/, golmpi-model --fit,
+ * docs/PERFORMANCE.md). */
 #ifndef GOLMPI_SHAPE_MODEL_H
 #define GOLMPI_SHAPE_MODEL_H
 
@@ -30,9 +32,12 @@ typedef struct shape_model_gpu {
     int cc;           /* compute capability x 10 (90: sm_90): which build table row applies */
     int schedulers;   /* warp schedulers an SM (4 on sm_70 and later) */
     double lone_cpi;  /* cycles between two instructions of one warp running alone */
-    double sched_ipc; /* warp-instructions a cycle one scheduler sustains with warps enough */
-    double pass_s;    /* fixed cost of a pass: launches, events, the exchange's floor */
-    double launch_s;  /* added for each deep launch after a pass's first */
+    double issue_ipc; /* warp-instructions a cycle one scheduler dispatches, whatever the pipe */
+    double alu_ipc;   /* integer-ALU warp-instructions a cycle one scheduler sustains with warps
+                       * enough: the pipe that bounds the rule's loop (fitted) */
+    double pass_s;    /* fixed cost of a golmpi pass: launches, events, the exchange's floor */
+    double gap_s;     /* between two kernels queued back to back on one stream (a foreign
+                       * kernel's launches): not fitted, the launch latency NVIDIA quotes */
     int regs_per_sm, max_warps_sm, max_blocks_sm;
     int reg_unit; /* registers are given a warp in units of this many a thread x 32 */
 } shape_model_gpu;
@@ -67,26 +72,39 @@ typedef struct shape_model_guess {
     int64_t warps;    /* warps with work in the interior's first launch */
     int64_t chain;    /* row-iterations a warp walks in that launch (tile + 2 K) */
     double insts_row; /* row-loop instructions a row-iteration of that instance */
+    double alu_row;   /* of which on the integer ALU pipe */
 } shape_model_guess;
 
 /* Every shape's guess, sorted fastest first (unusable ones last, in table order); returns the
  * number of usable shapes. baseline is always usable when the table has its instances. */
 int shape_model_rank(const shape_model_gpu *gpu, const shape_model_slab *slab,
                      shape_model_guess out[GOL_SHAPE_COUNT]);
+/* The margin a shape's predicted time must beat baseline's by before the model alone takes it:
+ * the model's error between shapes on measured data (docs/PERFORMANCE.md: within 15% for the
+ * shapes it ranks first, where the shapes' own differences are 4-30%), so that a guess inside
+ * that error never trades the measured shape for an untried one. */
+#define SHAPE_MODEL_MARGIN 0.15
+
+/* The shape the model alone takes from gen_s[shape] (seconds a generation; a shape with none is
+ * infinite or <= 0): the fastest, if it beats baseline's time by SHAPE_MODEL_MARGIN, else
+ * baseline. */
+int shape_model_pick(const double gen_s[GOL_SHAPE_COUNT]);
+
 /* One shape's guess. */
 shape_model_guess shape_model_predict(const shape_model_gpu *gpu, const shape_model_slab *slab,
                                       int shape);
 
 /* A kernel from outside golmpi, described by its launch alone, for checking the model on another
  * code's measured speed: warps a launch in blocks of warps_block, regs registers a thread, each
- * warp steps dependent steps of insts_step instructions; gens generations of cells cell updates
- * a launch (cells: width x height). Returns the predicted cell updates a second, launches back to
- * back with gpu->pass_s between them. */
+ * warp steps dependent steps of insts_step instructions (alu_step of them on the integer ALU
+ * pipe); gens generations of cells cell updates a launch (cells: width x height). Returns the
+ * predicted cell updates a second, launches back to back with gpu->gap_s between them. */
 typedef struct shape_model_foreign {
     int64_t warps;
     int warps_block;
     int regs;
     double insts_step;
+    double alu_step;
     int64_t steps;
     int gens;
     double cells;
@@ -95,12 +113,13 @@ double shape_model_foreign_rate(const shape_model_gpu *gpu, const shape_model_fo
 
 /* One kernel instance as the build made it: deep_kernel<k, conway, ragged, shape> for compute
  * capability cc, its registers a thread (ptxas) and the instructions of its row loop (the
- * all-live tile's, from the SASS), which takes `unroll` rows an iteration. The table is
+ * all-live tile's, from the SASS; alu_insts of them on the integer ALU pipe), which takes
+ * `unroll` rows an iteration. The table is
  * kernels/shape_model_table.c, written by tools/sass_rows.py from a build's cubin; the test
  * shape_model_table compares it with the build. */
 typedef struct shape_model_instance {
     int cc, k, conway, ragged, shape;
-    int regs, loop_insts, unroll;
+    int regs, loop_insts, alu_insts, unroll;
 } shape_model_instance;
 
 extern const shape_model_instance shape_model_instances[];

@@ -25,6 +25,18 @@ add_test(NAME model_calibration
   COMMAND golmpi-model --check ${PROJECT_SOURCE_DIR}/bench/data/h200-2026-11-27/curve.tsv
           --bound 15 --peer-bound 25)
 set_tests_properties(model_calibration PROPERTIES TIMEOUT 30 LABELS model)
+# The calibration itself: the constants built into kernels/shape_model.c are the fit of that curve
+# (`golmpi-model --fit`), so a change of the model or its build table fails until they are refit.
+add_test(NAME model_fit
+  COMMAND golmpi-model --fit ${PROJECT_SOURCE_DIR}/bench/data/h200-2026-11-27/curve.tsv)
+set_tests_properties(model_fit PROPERTIES TIMEOUT 60 LABELS model)
+# The model's choice against measurements kept out of its calibration (each shape at eight sizes,
+# bench/data/h200-2026-11-28/shape_rates.tsv): at every size the shape the model alone takes
+# (a run too short to time them) runs within 5% of the fastest measured.
+add_test(NAME model_pick
+  COMMAND golmpi-model --pick-check
+          ${PROJECT_SOURCE_DIR}/bench/data/h200-2026-11-28/shape_rates.tsv --bound 5)
+set_tests_properties(model_pick PROPERTIES TIMEOUT 30 LABELS model)
 
 # The model's build table (kernels/shape_model_table.c) against this build: the registers of every
 # deep_kernel instance (kernel_resources.tsv), and with a disassembler (cuobjdump) the row loops of

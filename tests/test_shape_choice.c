@@ -15,6 +15,7 @@
 #include "core/plan.h"
 #include "core/rule.h"
 #include "kernels/shape_choice.h"
+#include "kernels/shape_model.h"
 #include "tests/expect.h"
 
 static int rank, nranks;
@@ -101,16 +102,37 @@ static void test_asked_and_depth_one(void) {
     EXPECT_EQ(r.how, SHAPE_CHOICE_UNUSED, "depth 1: no deep kernel");
 }
 
-static void test_short_run_takes_the_model(void) {
+/* A run too short to time its shapes takes the model's fastest when it beats baseline by the
+ * model's margin, and baseline otherwise, on a grid of width x width; returns the model's fastest
+ * guess (the wide branch of the test is which of the two it took). */
+static int short_run_on(int64_t width, int want_baseline) {
     shape_choice_gpu g = h200();
+    const gol_config keep = cfg;
+    cfg.width = cfg.height = width;
     make_plan(16, 10, -1);
     shape_choice_result r = choose(&g);
-    EXPECT_EQ(total_calls(), 0, "10 generations cannot pay for timing");
-    EXPECT_EQ(r.how, SHAPE_CHOICE_MODEL, "the model's choice");
+    cfg = keep;
+    EXPECT_EQ(total_calls(), 0, "10 generations cannot pay for timing (%lld)", (long long)width);
+    EXPECT_EQ(r.how, SHAPE_CHOICE_MODEL, "the model's choice (%lld)", (long long)width);
+    int fastest = GOL_SHAPE_BASELINE;
     for (int s = 0; s < GOL_SHAPE_COUNT; s++)
-        EXPECT(r.seconds[s] < 0 || r.seconds[r.shape] <= r.seconds[s],
-               "the model's fastest: %s at %g, %s at %g", gol_shapes[r.shape].name,
-               r.seconds[r.shape], gol_shapes[s].name, r.seconds[s]);
+        if (r.seconds[s] > 0 && r.seconds[s] < r.seconds[fastest]) fastest = s;
+    const double base = r.seconds[GOL_SHAPE_BASELINE];
+    const int want =
+        r.seconds[fastest] * (1 + SHAPE_MODEL_MARGIN) <= base ? fastest : GOL_SHAPE_BASELINE;
+    EXPECT_EQ(r.shape, want, "%lld: took %s; the fastest guess %s at %g s, baseline at %g s",
+              (long long)width, gol_shapes[r.shape].name, gol_shapes[fastest].name,
+              r.seconds[fastest], base);
+    EXPECT_EQ(r.shape == GOL_SHAPE_BASELINE, want_baseline, "%lld: the branch this size is for",
+              (long long)width);
+    return fastest;
+}
+
+static void test_short_run_takes_the_model(void) {
+    /* on the H200 the model's short beats baseline by far more than the margin at 4096^2 */
+    EXPECT(short_run_on(4096, 0) != GOL_SHAPE_BASELINE, "4096: a shape other than baseline");
+    /* at 32768^2 its unrolled beats baseline by less: baseline runs */
+    EXPECT(short_run_on(32768, 1) != GOL_SHAPE_BASELINE, "32768: a guess faster than baseline");
 }
 
 static void test_measured_then_wisdom(void) {

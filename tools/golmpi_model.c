@@ -3,14 +3,24 @@
  *
  *   golmpi-model --gpu h200|h100 --width W --height H [--depth K] [--boundary torus|dead]
  *                [--rule R] [--ranks N] [--kernel NAME|auto] [--verbose]
- *       `NAME RATE` a line per shape (RATE: predicted cell updates a second), the fastest (the
- *       one auto takes) first; --kernel NAME: that shape's line alone.
- *   golmpi-model --gpu G --foreign WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS --width W
- *                --height H
- *       The predicted rate of a kernel from outside golmpi, described by its launch.
+ *       `NAME RATE` a line per shape (RATE: predicted cell updates a second): first the one auto
+ *       takes without timing (shape_model_pick: the fastest, or baseline when none beats it by
+ *       SHAPE_MODEL_MARGIN), then the others fastest first; --kernel NAME: that shape's line.
+ *   golmpi-model --gpu G --foreign WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS[,ALU_STEP]
+ *                --width W --height H
+ *       The predicted rate of a kernel from outside golmpi, described by its launch (ALU_STEP:
+ *       the step's instructions on the integer ALU pipe; all of them when left out).
  *   golmpi-model --check CURVE.tsv [--bound PCT] [--peer-bound PCT]
  *       The calibration test: predicts every row of a measured curve (bench/data/...) and fails
- *       when one is off by more than its bound. */
+ *       when one is off by more than its bound.
+ *   golmpi-model --fit CURVE.tsv
+ *       The calibration itself: the GPU constants (alu_ipc, pass_s) that bring the curve's
+ *       golmpi rows closest (the smallest largest error), searched on a grid, lone_cpi held at
+ *       its built-in value; exits 1 when the constants built into kernels/shape_model.c are not
+ *       that fit.
+ *   golmpi-model --pick-check SHAPES.tsv [--bound PCT]
+ *       Each shape's measured rate at several sizes (bench/data/...): at every size, the shape
+ *       the model alone takes must run within PCT (15) percent of the fastest measured. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +30,7 @@
 #include "kernels/shape_model.h"
 
 typedef struct model_args {
-    const char *gpu, *kernel, *boundary, *rule, *foreign, *check;
+    const char *gpu, *kernel, *boundary, *rule, *foreign, *check, *fit, *pick_check;
     int64_t width, height;
     int depth, ranks, verbose;
     double bound, peer_bound;
@@ -30,9 +40,11 @@ static int usage(const char *why) {
     fprintf(stderr,
             "golmpi-model: %s\nusage: golmpi-model --gpu h200|h100 --width W --height H "
             "[--depth K] [--boundary torus|dead] [--rule R] [--ranks N] [--kernel NAME|auto]\n"
-            "       golmpi-model --gpu G --foreign WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS "
-            "--width W --height H\n"
-            "       golmpi-model --check CURVE.tsv [--bound PCT] [--peer-bound PCT]\n",
+            "       golmpi-model --gpu G --foreign WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS"
+            "[,ALU_STEP] --width W --height H\n"
+            "       golmpi-model --check CURVE.tsv [--bound PCT] [--peer-bound PCT]\n"
+            "       golmpi-model --fit CURVE.tsv\n"
+            "       golmpi-model --pick-check SHAPES.tsv [--bound PCT]\n",
             why);
     return 2;
 }
@@ -63,14 +75,15 @@ static shape_model_slab slab_of(const model_args *a) {
     return s;
 }
 
-/* The foreign kernel's rate, from "WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS". */
+/* The foreign kernel's rate, from "WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS[,ALU_STEP]". */
 static int foreign_rate(const shape_model_gpu *gpu, const char *spec, int64_t w, int64_t h,
                         double *rate) {
     shape_model_foreign k;
     long long warps, steps;
-    if (sscanf(spec, "%lld,%d,%d,%lf,%lld,%d", &warps, &k.warps_block, &k.regs, &k.insts_step,
-               &steps, &k.gens) != 6)
-        return 0;
+    const int n = sscanf(spec, "%lld,%d,%d,%lf,%lld,%d,%lf", &warps, &k.warps_block, &k.regs,
+                         &k.insts_step, &steps, &k.gens, &k.alu_step);
+    if (n != 6 && n != 7) return 0;
+    if (n == 6) k.alu_step = k.insts_step;
     k.warps = warps;
     k.steps = steps;
     k.cells = (double)w * (double)h;
@@ -78,56 +91,179 @@ static int foreign_rate(const shape_model_gpu *gpu, const char *spec, int64_t w,
     return 1;
 }
 
-/* The calibration check: rows "gpu kind width height depth boundary rate [foreign-spec]", kind
- * golmpi (the baseline shape) or foreign. */
-static int check_curve(const model_args *a) {
-    FILE *f = fopen(a->check, "r");
-    if (!f) return fprintf(stderr, "golmpi-model: cannot read %s\n", a->check), 2;
+/* One measured row of a curve file: "gpu kind width height depth boundary rate [foreign-spec]",
+ * kind golmpi (the baseline shape), a shape's name (GOL_SHAPES), or foreign. */
+typedef struct curve_row {
+    char gpu[16], kind[16], edges[16], spec[128];
+    long long w, h;
+    int depth;
+    double measured;
+} curve_row;
+
+enum { CURVE_MAX = 256 };
+
+/* The rows of a curve file into rows[CURVE_MAX]: their count, or -1 with a message. */
+static int read_curve(const char *path, curve_row *rows) {
+    FILE *f = fopen(path, "r");
+    if (!f) return fprintf(stderr, "golmpi-model: cannot read %s\n", path), -1;
     char line[512];
-    int rows = 0, bad = 0;
-    printf("%-6s %-8s %8s %8s %5s %-6s %11s %11s %7s %6s\n", "gpu", "kernel", "width", "height",
-           "depth", "edges", "measured", "model", "off", "bound");
-    while (fgets(line, sizeof line, f)) {
-        char gname[16], kind[16], edges[16], spec[128] = "";
-        long long w, h;
-        int depth;
-        double measured;
+    int n = 0;
+    while (fgets(line, sizeof line, f) && n < CURVE_MAX) {
+        curve_row *r = &rows[n];
+        r->spec[0] = 0;
         if (line[0] == '#' || line[0] == '\n') continue;
-        if (sscanf(line, "%15s %15s %lld %lld %d %15s %lf %127s", gname, kind, &w, &h, &depth,
-                   edges, &measured, spec) < 7)
-            continue;
-        shape_model_gpu gpu;
-        if (!shape_model_gpu_by_key(gname, &gpu)) {
-            fprintf(stderr, "golmpi-model: unknown gpu %s in %s\n", gname, a->check);
-            fclose(f);
-            return 2;
-        }
-        double rate = 0, bound;
-        if (strcmp(kind, "golmpi") == 0) {
-            model_args b = *a;
-            b.width = w, b.height = h, b.depth = depth, b.boundary = edges, b.ranks = 1;
-            const shape_model_slab s = slab_of(&b);
-            rate = shape_model_predict(&gpu, &s, GOL_SHAPE_BASELINE).rate;
-            bound = a->bound;
-        } else {
-            if (!foreign_rate(&gpu, spec, w, h, &rate)) {
-                fprintf(stderr, "golmpi-model: bad foreign launch '%s' in %s\n", spec, a->check);
-                fclose(f);
-                return 2;
-            }
-            bound = a->peer_bound;
-        }
-        const double off = (rate - measured) / measured * 100;
-        const int fail = !(fabs(off) <= bound);
-        printf("%-6s %-8s %8lld %8lld %5d %-6s %11.3e %11.3e %+6.1f%% %5.0f%%%s\n", gname, kind, w,
-               h, depth, edges, measured, rate, off, bound, fail ? "  FAIL" : "");
-        rows++;
-        bad += fail;
+        if (sscanf(line, "%15s %15s %lld %lld %d %15s %lf %127s", r->gpu, r->kind, &r->w, &r->h,
+                   &r->depth, r->edges, &r->measured, r->spec) >= 7)
+            n++;
     }
     fclose(f);
-    if (!rows) return fprintf(stderr, "golmpi-model: no rows in %s\n", a->check), 1;
-    printf("%d rows, %d outside their bound\n", rows, bad);
+    if (!n) fprintf(stderr, "golmpi-model: no rows in %s\n", path);
+    return n ? n : -1;
+}
+
+/* A row's predicted rate on gpu: 1, or 0 for a bad foreign launch or an unknown kind. */
+static int predict_row(const model_args *a, const shape_model_gpu *gpu, const curve_row *r,
+                       double *rate) {
+    if (strcmp(r->kind, "foreign") == 0) return foreign_rate(gpu, r->spec, r->w, r->h, rate);
+    const int shape = strcmp(r->kind, "golmpi") == 0 ? GOL_SHAPE_BASELINE : gol_shape_find(r->kind);
+    if (shape < 0) return 0;
+    model_args b = *a;
+    b.width = r->w, b.height = r->h, b.depth = r->depth, b.boundary = r->edges, b.ranks = 1;
+    const shape_model_slab s = slab_of(&b);
+    *rate = shape_model_predict(gpu, &s, shape).rate;
+    return 1;
+}
+
+/* The calibration check: every row predicted, each within its bound (--bound for golmpi's rows,
+ * --peer-bound for a foreign kernel's). */
+static int check_curve(const model_args *a) {
+    static curve_row rows[CURVE_MAX];
+    const int n = read_curve(a->check, rows);
+    if (n < 0) return 2;
+    int bad = 0;
+    printf("%-6s %-8s %8s %8s %5s %-6s %11s %11s %7s %6s\n", "gpu", "kernel", "width", "height",
+           "depth", "edges", "measured", "model", "off", "bound");
+    for (int i = 0; i < n; i++) {
+        const curve_row *r = &rows[i];
+        shape_model_gpu gpu;
+        double rate = 0;
+        if (!shape_model_gpu_by_key(r->gpu, &gpu))
+            return fprintf(stderr, "golmpi-model: unknown gpu %s in %s\n", r->gpu, a->check), 2;
+        if (!predict_row(a, &gpu, r, &rate))
+            return fprintf(stderr, "golmpi-model: bad row '%s %s %s' in %s\n", r->kind, r->edges,
+                           r->spec, a->check),
+                   2;
+        const double bound = strcmp(r->kind, "foreign") != 0 ? a->bound : a->peer_bound;
+        const double off = (rate - r->measured) / r->measured * 100;
+        const int fail = !(fabs(off) <= bound);
+        printf("%-6s %-8s %8lld %8lld %5d %-6s %11.3e %11.3e %+6.1f%% %5.0f%%%s\n", r->gpu, r->kind,
+               r->w, r->h, r->depth, r->edges, r->measured, rate, off, bound, fail ? "  FAIL" : "");
+        bad += fail;
+    }
+    printf("%d rows, %d outside their bound\n", n, bad);
     return bad ? 1 : 0;
+}
+
+/* --pick-check: on a file of each shape's measured rate at several sizes, the shape the model
+ * alone takes (shape_model_pick) at each size must run within --bound percent of the fastest
+ * shape measured there. What a run too short to time its shapes loses by trusting the model. */
+static int check_picks(const model_args *a) {
+    static curve_row rows[CURVE_MAX];
+    const int n = read_curve(a->pick_check, rows);
+    if (n < 0) return 2;
+    int sizes = 0, bad = 0;
+    printf("%-6s %8s %8s %-10s %11s %-10s %11s %7s\n", "gpu", "width", "height", "model's",
+           "measured", "fastest", "measured", "behind");
+    for (int i = 0; i < n; i++) {
+        int first = 1; /* the first row of its size: the size is checked once */
+        for (int j = 0; j < i && first; j++)
+            first = !(rows[j].w == rows[i].w && rows[j].h == rows[i].h &&
+                      rows[j].depth == rows[i].depth && !strcmp(rows[j].edges, rows[i].edges));
+        shape_model_gpu gpu;
+        if (!first) continue;
+        if (!shape_model_gpu_by_key(rows[i].gpu, &gpu))
+            return fprintf(stderr, "golmpi-model: unknown gpu %s\n", rows[i].gpu), 2;
+        double measured[GOL_SHAPE_COUNT] = {0}, gen_s[GOL_SHAPE_COUNT];
+        for (int j = i; j < n; j++) {
+            const int s = gol_shape_find(rows[j].kind);
+            if (s >= 0 && rows[j].w == rows[i].w && rows[j].h == rows[i].h &&
+                rows[j].depth == rows[i].depth && !strcmp(rows[j].edges, rows[i].edges))
+                measured[s] = rows[j].measured;
+        }
+        model_args b = *a;
+        b.width = rows[i].w, b.height = rows[i].h, b.depth = rows[i].depth;
+        b.boundary = rows[i].edges, b.ranks = 1;
+        const shape_model_slab slab = slab_of(&b);
+        int best = 0;
+        for (int s = 0; s < GOL_SHAPE_COUNT; s++) {
+            const shape_model_guess g = shape_model_predict(&gpu, &slab, s);
+            gen_s[s] = g.usable ? g.gen_s : INFINITY;
+            if (measured[s] > measured[best]) best = s;
+        }
+        const int pick = shape_model_pick(gen_s);
+        const double behind = (1 - measured[pick] / measured[best]) * 100;
+        const int fail = !(measured[pick] > 0 && behind <= a->bound);
+        printf("%-6s %8lld %8lld %-10s %11.3e %-10s %11.3e %6.1f%%%s\n", rows[i].gpu, rows[i].w,
+               rows[i].h, gol_shapes[pick].name, measured[pick], gol_shapes[best].name,
+               measured[best], behind, fail ? "  FAIL" : "");
+        sizes++;
+        bad += fail;
+    }
+    printf("%d sizes, %d where the model's shape is over %.0f%% behind the fastest\n", sizes, bad,
+           a->bound);
+    return bad ? 1 : 0;
+}
+
+/* The largest |error| (a fraction) of the golmpi rows of gpu's key with these constants. */
+static double fit_error(const model_args *a, const curve_row *rows, int n,
+                        const shape_model_gpu *gpu) {
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        double rate;
+        if (strcmp(rows[i].kind, "golmpi") || strcmp(rows[i].gpu, gpu->key)) continue;
+        predict_row(a, gpu, &rows[i], &rate);
+        worst = fmax(worst, fabs(rate - rows[i].measured) / rows[i].measured);
+    }
+    return worst;
+}
+
+/* The grid of the fit (alu_ipc 0.20-1.00, pass_s 0-40 us): wide enough for any sm_80/sm_90 GPU,
+ * fine enough that the built constants (two decimals, half microseconds) are points of it. */
+#define FIT_STEP_IPC 0.01
+#define FIT_STEP_PASS 0.5e-6
+
+/* --fit: the constants of the first GPU of the curve that make its golmpi rows closest, against
+ * those built in. lone_cpi is not searched: a size curve at one depth cannot tell a lone warp's
+ * latency from a pass's fixed cost (on the H200's curve any lone_cpi from 1.0 to 1.9 fits within
+ * 5%, pass_s moving from 21.5 to 17 us), so it stays the value fitted where depths 2 to 64 were
+ * measured too (docs/PERFORMANCE.md). */
+static int fit_curve(const model_args *a) {
+    static curve_row rows[CURVE_MAX];
+    const int n = read_curve(a->fit, rows);
+    if (n < 0) return 2;
+    shape_model_gpu built, g, best;
+    if (!shape_model_gpu_by_key(rows[0].gpu, &built))
+        return fprintf(stderr, "golmpi-model: unknown gpu %s in %s\n", rows[0].gpu, a->fit), 2;
+    g = best = built;
+    double best_err = INFINITY;
+    for (int q = 20; q <= 100; q++)
+        for (int p = 0; p <= 80; p++) {
+            g.alu_ipc = q * FIT_STEP_IPC;
+            g.pass_s = p * FIT_STEP_PASS;
+            const double err = fit_error(a, rows, n, &g);
+            if (err < best_err) best_err = err, best = g;
+        }
+    const double built_err = fit_error(a, rows, n, &built);
+    printf("fit (%s, golmpi rows of %s): lone_cpi %.2f alu_ipc %.2f pass_s %.1f us: largest error "
+           "%.1f%%\n",
+           best.key, a->fit, best.lone_cpi, best.alu_ipc, best.pass_s * 1e6, best_err * 100);
+    printf("built in: lone_cpi %.2f alu_ipc %.2f pass_s %.1f us: largest error %.1f%%\n",
+           built.lone_cpi, built.alu_ipc, built.pass_s * 1e6, built_err * 100);
+    const int same = fabs(best.alu_ipc - built.alu_ipc) < FIT_STEP_IPC / 2 &&
+                     fabs(best.pass_s - built.pass_s) < FIT_STEP_PASS / 2;
+    if (!same)
+        printf("the built-in constants are not the fit: set them in kernels/shape_model.c\n");
+    return same ? 0 : 1;
 }
 
 static int parse(int argc, char **argv, model_args *a) {
@@ -152,6 +288,10 @@ static int parse(int argc, char **argv, model_args *a) {
             a->foreign = v;
         else if (strcmp(o, "--check") == 0)
             a->check = v;
+        else if (strcmp(o, "--fit") == 0)
+            a->fit = v;
+        else if (strcmp(o, "--pick-check") == 0)
+            a->pick_check = v;
         else if (strcmp(o, "--bound") == 0)
             a->bound = atof(v);
         else if (strcmp(o, "--peer-bound") == 0)
@@ -184,21 +324,34 @@ int main(int argc, char **argv) {
     int rc = parse(argc, argv, &a);
     if (rc) return rc;
     if (a.check) return check_curve(&a);
+    if (a.fit) return fit_curve(&a);
+    if (a.pick_check) return check_picks(&a);
     shape_model_gpu gpu;
     if (!a.gpu || !shape_model_gpu_by_key(a.gpu, &gpu)) return usage("--gpu h200|h100");
     if (!a.width || !a.height) return usage("--width and --height are needed");
     if (a.foreign) {
         double rate;
         if (!foreign_rate(&gpu, a.foreign, a.width, a.height, &rate))
-            return usage("--foreign WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS");
+            return usage("--foreign WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS[,ALU_STEP]");
         printf("foreign %.3e\n", rate);
         return 0;
     }
     const int only = strcmp(a.kernel, "auto") == 0 ? -1 : gol_shape_find(a.kernel);
     if (strcmp(a.kernel, "auto") != 0 && only < 0) return usage("--kernel: no such shape");
     const shape_model_slab s = slab_of(&a);
-    shape_model_guess g[GOL_SHAPE_COUNT];
-    shape_model_rank(&gpu, &s, g);
+    shape_model_guess ranked[GOL_SHAPE_COUNT], g[GOL_SHAPE_COUNT];
+    double gen_s[GOL_SHAPE_COUNT];
+    shape_model_rank(&gpu, &s, ranked);
+    for (int i = 0; i < GOL_SHAPE_COUNT; i++)
+        gen_s[ranked[i].shape] = ranked[i].usable ? ranked[i].gen_s : INFINITY;
+    /* auto's shape first (the fastest, or baseline when none beats it by the model's margin),
+     * then the others fastest first */
+    const int pick = shape_model_pick(gen_s);
+    int n = 0;
+    for (int i = 0; i < GOL_SHAPE_COUNT; i++)
+        if (ranked[i].shape == pick) g[n++] = ranked[i];
+    for (int i = 0; i < GOL_SHAPE_COUNT; i++)
+        if (ranked[i].shape != pick) g[n++] = ranked[i];
     for (int i = 0; i < GOL_SHAPE_COUNT; i++) {
         if (only >= 0 && g[i].shape != only) continue;
         if (!g[i].usable) {
@@ -207,9 +360,10 @@ int main(int argc, char **argv) {
         }
         printf("%s %.3e", gol_shapes[g[i].shape].name, g[i].rate);
         if (a.verbose)
-            printf("  regs %d blocks/SM %d warps %lld chain %lld insts/row %.1f gen %.2f us",
+            printf("  regs %d blocks/SM %d warps %lld chain %lld insts/row %.1f (ALU %.1f) gen "
+                   "%.2f us",
                    g[i].regs, g[i].blocks_sm, (long long)g[i].warps, (long long)g[i].chain,
-                   g[i].insts_row, g[i].gen_s * 1e6);
+                   g[i].insts_row, g[i].alu_row, g[i].gen_s * 1e6);
         printf("\n");
     }
     return 0;
