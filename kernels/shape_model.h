@@ -37,7 +37,7 @@ typedef struct shape_model_gpu {
                        * enough: the pipe that bounds the rule's loop (fitted) */
     double pass_s;    /* fixed cost of a golmpi pass: launches, events, the exchange's floor */
     double gap_s;     /* between two kernels queued back to back on one stream (a foreign
-                       * kernel's launches): not fitted, the launch latency NVIDIA quotes */
+                       * kernel's launches): assumed, a queued launch's order of magnitude */
     int regs_per_sm, max_warps_sm, max_blocks_sm;
     int reg_unit; /* registers are given a warp in units of this many a thread x 32 */
 } shape_model_gpu;
