@@ -13,8 +13,9 @@
  * (bench/data/h200-2026-11-27/curve.tsv, `golmpi-model --fit`, the test model_fit); lone_cpi is
  * the fit made where that GPU's depths 2 to 64 were measured too (one depth cannot tell it from
  * pass_s); issue_ipc is the hardware's (a scheduler dispatches one warp-instruction a cycle);
- * gap_s is assumed (a queued launch's order of magnitude), neither measured nor fitted. The H100 SXM is the same SM (sm_90, 132 SMs) at its own clock.
- * Clocks: the boost clock cudaDeviceProp reports (H200 1980 MHz, H100 SXM 1980 MHz). */
+ * gap_s is assumed (a queued launch's order of magnitude), neither measured nor fitted. The H100
+ * SXM is the same SM (sm_90, 132 SMs) at its own clock. Clocks: the boost clock cudaDeviceProp
+ * reports (H200 1980 MHz, H100 SXM 1980 MHz). */
 typedef struct gpu_row {
     const char *key, *name_part;
     int sms, cc;
