@@ -1,4 +1,4 @@
-/* golmpi-model: the model of a pass (kernels/shape_model.h) from the command line, what
+/* golmpi-model: the model of a pass (cuda/shape_model.h) from the command line, what
  * bench/gpu_model.sh runs. No GPU, no MPI.
  *
  *   golmpi-model --gpu h200|h100 --width W --height H [--depth K] [--boundary torus|dead]
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/shape_model.h"
+#include "cuda/shape_model.h"
 
 typedef struct model_args {
     const char *gpu, *kernel, *boundary, *rule, *foreign, *check;
