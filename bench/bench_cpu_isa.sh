@@ -1,5 +1,5 @@
 #!/bin/bash
-# The CPU step's builds against each other (kernels/cpu_strip.c, once per instruction set): one
+# The CPU step's builds against each other (cpu/cpu_strip.c, once per instruction set): one
 # rank of one thread, so the figure is one core's rate, for each set this CPU runs (GOLMPI_CPU_ISA)
 # and each size, the sets interleaved (base, avx2, avx512, base, ...) so that load from other
 # users of the machine falls on all alike, the best of REPEAT. The --stats 'kernel' field must

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The model of a pass (kernels/shape_model.h, docs/PERFORMANCE.md "The model of a pass"): the
+# The model of a pass (cuda/shape_model.h, docs/PERFORMANCE.md "The model of a pass"): the
 # predicted rate of every kernel shape on one rank's slab, from the build's tables and a GPU's
 # constants; no GPU needed. Runs tools/golmpi-model of a build (GOLMPI_MODEL, else the first of
 # build/, build-model/ and build-cuda/ that has it).

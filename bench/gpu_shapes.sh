@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every kernel shape of golmpi at every size of the GPU table, beside the previous build and a
-# peer, in one call on one GPU: the figures that rank the shapes (kernels/life_geometry.h's
+# peer, in one call on one GPU: the figures that rank the shapes (cuda/life_geometry.h's
 # GOL_SHAPES) and calibrate bench/gpu_model.sh.
 #
 #   bench/gpu_shapes.sh BIN [PREV_BIN]

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The deep kernel's row loop in sm_90 SASS, counted by opcode (bench/sass_loops.py): what the
 # instruction-bound estimate in docs/PERFORMANCE.md ("GPU: the multi-generation kernel") is built
-# from, without a GPU. Compiles kernels/life_cuda.cu for sm_90 with the build's flags and reads
+# from, without a GPU. Compiles cuda/life_cuda.cu for sm_90 with the build's flags and reads
 # the cubin with cuobjdump (the CUDA toolkit's, or the PyPI wheel nvidia-cuda-cuobjdump's:
 # CUOBJDUMP=path). Also prints ptxas' registers per thread for each instantiation.
 #
@@ -16,11 +16,11 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 [[ -x $CUOBJDUMP ]] || { echo "no cuobjdump: set CUOBJDUMP (pip download nvidia-cuda-cuobjdump)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-src="$repo/kernels/life_cuda.cu"
+src="$repo/cuda/life_cuda.cu"
 if [[ $# -ge 1 ]]; then
   # the kernel of another commit, compiled inside the tree so its includes resolve
-  src="$repo/kernels/.sass_deep_loop_$$.cu"
-  git -C "$repo" show "$1:kernels/life_cuda.cu" >"$src"
+  src="$repo/cuda/.sass_deep_loop_$$.cu"
+  git -C "$repo" show "$1:cuda/life_cuda.cu" >"$src"
   trap 'rm -rf "$work" "$src"' EXIT
 fi
 mkdir -p "$work/generated"

@@ -99,11 +99,11 @@ list(APPEND GOLMPI_CUDA_RUNTIME_DIRS "${golmpi_cuda_root}/lib64"
 list(REMOVE_DUPLICATES GOLMPI_CUDA_RUNTIME_DIRS)
 
 target_sources(golmpi_core PRIVATE
-  ${PROJECT_SOURCE_DIR}/kernels/life_cuda.cu
-  ${PROJECT_SOURCE_DIR}/kernels/init_cuda.cu
+  ${PROJECT_SOURCE_DIR}/cuda/life_cuda.cu
+  ${PROJECT_SOURCE_DIR}/cuda/init_cuda.cu
   ${GOLMPI_CUDA_HOST_SOURCES}
-  ${PROJECT_SOURCE_DIR}/kernels/trace_cuda.c
-  ${PROJECT_SOURCE_DIR}/kernels/device.c)
+  ${PROJECT_SOURCE_DIR}/cuda/trace_cuda.c
+  ${PROJECT_SOURCE_DIR}/cuda/device.c)
 target_link_libraries(golmpi_core PUBLIC CUDA::cudart NCCL::nccl)
 target_compile_definitions(golmpi_core PUBLIC GOLMPI_HAVE_CUDA GOLMPI_HAVE_NCCL)
 # Fast-math buys nothing for integer bit logic; -O3 is all the kernels want. -lineinfo maps SASS

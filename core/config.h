@@ -2,7 +2,7 @@
  * the schedule, the rule and bit-row layout, tracing; it includes no other folder.
  *
  * The run's configuration: what every layer may read about the run. The program fills it from the
- * command line (src/options.h); kernels/, halo/ and io/ only read it. */
+ * command line (src/options.h); backend/, cpu/, cuda/, halo/ and io/ only read. */
 #ifndef GOLMPI_CONFIG_H
 #define GOLMPI_CONFIG_H
 
@@ -45,7 +45,7 @@ typedef struct gol_config {
     bool quiet;
     double progress_s; /* seconds between progress lines when stderr is not a terminal; 0: none */
     bool no_graphs; /* CUDA: launch per generation instead of replaying a CUDA graph */
-    char kernel[16]; /* CUDA: "auto" or a shape of kernels/life_geometry.h's GOL_SHAPES */
+    char kernel[16]; /* CUDA: "auto" or a shape of cuda/life_geometry.h's GOL_SHAPES */
     bool tune; /* CUDA: time every kernel shape, record it in the wisdom, print it, run nothing */
     char wisdom[GOL_PATH_MAX]; /* the wisdom file (io/wisdom.h); "" the default; "off": none */
     double timeout_s; /* seconds to wait on a peer (halo, NCCL) before aborting; 0: forever */

@@ -4,7 +4,7 @@
  * through many generations, shallow enough that the halo rows computed again by both neighbours
  * (about k rows a generation, split between the two sides) stay a small share of a slab's rows. */
 enum { AUTO_CPU_MAX = 16, AUTO_CPU_ROWS_PER_DEPTH = 32 };
-/* auto on the GPU: 16 on tall slabs, two passes of the multi-generation kernel (kernels/
+/* auto on the GPU: 16 on tall slabs, two passes of the multi-generation kernel (cuda/
  * life_cuda.h, 8 generations a pass on chip) between exchanges, so an exchange's latency is paid
  * every 16 generations; the edge bands (about 2k rows recomputed a pass, on the comm stream) stay
  * a small share of a slab of 32k rows or more. */

@@ -1,6 +1,6 @@
 /* Ranks sharing a GPU, in host terms the tests can reach without one: whether an MPS control
  * daemon serves this process (its control socket, probed within a deadline), and how many ranks of
- * a node name the same GPU. kernels/device.c fills both from the CUDA runtime. */
+ * a node name the same GPU. cuda/device.c fills both from the CUDA runtime. */
 #ifndef GOLMPI_GPU_SHARE_H
 #define GOLMPI_GPU_SHARE_H
 

@@ -1,6 +1,6 @@
 /* The rule arithmetic of core/life_word.h for one type of word: the full adder, the rule and the
  * next state of a word, written once for any type that has C's bitwise operators and shifts.
- * life_word.h includes it for uint64_t (so C and nvcc compile it), and kernels/cpu_strip.c for a
+ * life_word.h includes it for uint64_t (so C and nvcc compile it), and cpu/cpu_strip.c for a
  * SIMD vector of words (a GCC/Clang vector type of the CPU's native width), so the CPU backend's
  * vector loops run these operations, not a copy of them.
  *

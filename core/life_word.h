@@ -12,11 +12,11 @@
  *   2-bit column sum, once per row-word; gol_sum_next adds the sums of the rows above, at and
  *   below (17 logic operations for B3/S23). A row's sum serves the rows above and below it too,
  *   so a caller that walks down a column of words (a GPU thread, or a CPU strip of vectors in
- *   kernels/cpu_strip.c) pays 5 + 17 = 22 operations and 2 shifts (or 6 plain shifts) per word
+ *   cpu/cpu_strip.c) pays 5 + 17 = 22 operations and 2 shifts (or 6 plain shifts) per word
  *   instead of 26 + 18.
  *
  * The arithmetic itself is in core/life_logic.h, written once for any word type: here for
- * uint64_t, in kernels/cpu_strip.c for SIMD vectors. */
+ * uint64_t, in cpu/cpu_strip.c for SIMD vectors. */
 #ifndef GOLMPI_LIFE_WORD_H
 #define GOLMPI_LIFE_WORD_H
 

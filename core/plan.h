@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 struct halo_mode;        /* halo/halo.h: the exchange, found once in its table */
-struct cpu_strip_kernel; /* kernels/cpu_strip.h: the CPU's generation step, picked once */
+struct cpu_strip_kernel; /* cpu/cpu_strip.h: the CPU's generation step, picked once */
 
 typedef struct gol_mem_need {
     int64_t host;   /* bytes of host memory */
@@ -33,7 +33,7 @@ typedef struct gol_host_bytes {
     int64_t peak;    /* the most held at once: what admission weighs */
 } gol_host_bytes;
 
-/* How the run's ranks share GPUs, decided once by kernels/device.c's device_sharing (collective):
+/* How the run's ranks share GPUs, decided once by cuda/device.c's device_sharing (collective):
  * the ranks of one node on one physical GPU (the same PCI bus id), and whether the ranks' CUDA
  * contexts run side by side under MPS (docs/GPU.md, Ranks sharing a GPU). All zero on the CPU. */
 typedef struct gol_gpu_share {
@@ -49,8 +49,8 @@ typedef struct gol_plan {
     const struct halo_mode *halo; /* the exchange; its name is halo->name */
     int64_t depth;                /* halo rows a side, exchanged every that many generations */
     const struct cpu_strip_kernel *cpu_kernel; /* the CPU backend's step (NULL for CUDA) */
-    int kernel_shape; /* CUDA: --kernel's shape (kernels/life_geometry.h); -1: auto, chosen on
-                       * the GPU by kernels/shape_choice.h (wisdom, timing or the model) */
+    int kernel_shape; /* CUDA: --kernel's shape (cuda/life_geometry.h); -1: auto, chosen on
+                       * the GPU by cuda/shape_choice.h (wisdom, timing or the model) */
     int threads;                  /* OpenMP threads of this rank */
     gol_frame_format frame_format;
     bool output;                  /* frames are written (not --no-output) */

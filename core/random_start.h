@@ -65,7 +65,7 @@ extern "C" {
 /* The random start of global rows [row0, row0 + rows) into rows_h (rows rows of nwords words,
  * one after another, every word overwritten), on the host: init_random_word a row at a time, the
  * rows shared among OpenMP threads. Both the program's host path (src/init.c) and the CPU
- * backend (kernels/backend_cpu.c) build the start here; the CUDA kernel (kernels/init_cuda.cu)
+ * backend (cpu/backend_cpu.c) build the start here; the CUDA kernel (cuda/init_cuda.cu)
  * runs the same word function. */
 void init_random_rows(uint64_t seed, double density, int64_t row0, int64_t rows, int64_t width,
                       int64_t nwords, uint64_t *rows_h);

@@ -11,7 +11,7 @@
  * one: compute and halo in "generations", frame_s in "d2h"/"unpack", io_wait_s in "wait slot",
  * io_write_s in "write" and "index" (on the GPU the ranges only enqueue what events time).
  * Before them, "kernel shape timing": the CUDA backend's create timing kernel shapes on this
- * rank (kernels/shape_choice.h), when the choice times them.
+ * rank (cuda/shape_choice.h), when the choice times them.
  * Threads: "main", "hdf5-writer". CUDA streams: "compute", "comm", "copy0", "copy1". */
 #ifndef GOLMPI_TRACE_H
 #define GOLMPI_TRACE_H

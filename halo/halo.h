@@ -1,4 +1,5 @@
-/* halo/ is the layer below kernels/: moving the edge rows between neighbouring ranks.
+/* halo/ is the layer below the backends (cpu/, cuda/): moving the edge rows between neighbouring
+ * ranks.
  *
  * The one halo-exchange interface: a mode (one file in halo/ filling a halo_ops, one line in the
  * table in halo/halo.c) copies each rank's first and last owned rows into its neighbours' halo

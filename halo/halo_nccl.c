@@ -309,7 +309,7 @@ static void watched_exchange(halo_nccl *h, const char *what, const uint64_t *fir
     free(job);
 }
 
-/* 1 while the exchange's stream is being captured into a graph (kernels/cuda_graph.c's cuda_graphs_capture). */
+/* 1 while the exchange's stream is being captured into a graph (cuda/cuda_graph.c's cuda_graphs_capture). */
 static int capturing(const halo_nccl *h) {
     enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     CUDA_CHECK(cudaStreamIsCapturing(h->stream, &status));

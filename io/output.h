@@ -1,4 +1,4 @@
-/* io/ is a layer below the program and kernels/, beside halo/: everything that writes or reads
+/* io/ is a layer below the program and the backends, beside halo/: everything that writes or reads
  * golmpi's files.
  *
  * Chunk files, the index and the XDMF description (DESIGN, Output). One writer thread per rank

@@ -1,5 +1,5 @@
 /* The wisdom file: what a GPU measured about a kind of run, kept between runs, as FFTW keeps its
- * wisdom (kernels/shape_choice.h writes and reads the kernel shape's records). One record a line,
+ * wisdom (cuda/shape_choice.h writes and reads the kernel shape's records). One record a line,
  * text a person can read:
  *
  *   wisdom1<TAB>WHERE<TAB>WHAT<TAB>WEIGHT<TAB>VALUE<TAB>fnv=CHECKSUM

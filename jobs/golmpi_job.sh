@@ -417,7 +417,7 @@ job_launcher() { # job_launcher RANKS [P]: launcher= GOLMPI_LAUNCHER's, for P ra
         [[ -z "${2:-}" ]] || launcher+=(-n "$2")
         # srun (22.05+) no longer inherits --cpus-per-task from the batch job: pass it on.
         [[ -z "$threads" ]] || launcher+=("--cpus-per-task=$threads")
-        # Every rank sees every GPU of its node and picks node-local rank % GPUs (kernels/device.c),
+        # Every rank sees every GPU of its node and picks node-local rank % GPUs (cuda/device.c),
         # so NCCL keeps P2P/NVLink; per-task GPU binding would hide the peers (jobs/README.md).
         if [[ -n "${SLURM_GPUS_PER_NODE:-}" && "${SLURM_GPUS_PER_NODE##*:}" != 0 ]]; then
             launcher+=("--gpus-per-node=$SLURM_GPUS_PER_NODE" "--gpu-bind=$GOLMPI_GPU_BIND")

@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "core/check.h"
+#include "cuda/cuda_sizes.h"
+#include "cuda/device_mem.h"
 #include "io/output.h"
-#include "kernels/cuda_sizes.h"
-#include "kernels/device_mem.h"
 #include "src/host_mem.h"
 
 #define GIB(bytes) ((double)(bytes) / (double)(INT64_C(1) << 30))

@@ -16,9 +16,9 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "backend/backend.h"
 #include "core/schedule.h"
 #include "io/output.h"
-#include "kernels/backend.h"
 
 /* In the order of the summary's times (src/report.c), with the same names in --stats. */
 enum { CHUNK_COMPUTE, CHUNK_HALO, CHUNK_FRAME, CHUNK_WRITE, CHUNK_WAIT, CHUNK_STAGES };

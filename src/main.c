@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "io/output.h"
-#include "kernels/backend.h"
+#include "backend/backend.h"
 #include "core/check.h"
 #include "core/phase.h"
 #include "halo/halo.h"
@@ -128,7 +128,7 @@ static void report_run(const gol_backend *backend, const gol_plan *plan, const g
 }
 
 /* --tune: the CUDA backend made (its create times every shape on every rank, records the
- * fastest and prints the table: kernels/shape_choice.h) and taken down again. */
+ * fastest and prints the table: cuda/shape_choice.h) and taken down again. */
 static gol_status tune_shapes(const gol_plan *plan, const gol_config *cfg, MPI_Comm comm) {
     if (plan->backend != GOL_BACKEND_CUDA)
         return gol_fail(GOL_EXIT_NOGPU, "--tune times the CUDA kernel's shapes, and this run has "

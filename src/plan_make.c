@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "core/check.h"
+#include "cuda/life_geometry.h"
 #include "halo/halo.h"
 #include "io/golfile.h"
-#include "kernels/backend.h"
-#include "kernels/life_geometry.h"
 
 /* Ranks sharing a node share its cores, unless OMP_NUM_THREADS says otherwise. Collective over
  * comm (it splits it by node). */
@@ -115,7 +115,7 @@ static plan_row *gather_rows(const gol_plan *plan, MPI_Comm comm, int rank, int 
     return all;
 }
 
-/* The kernel shape is chosen on the GPU as the backend is made (kernels/shape_choice.h): a dry
+/* The kernel shape is chosen on the GPU as the backend is made (cuda/shape_choice.h): a dry
  * run, which makes none, says how it will be chosen. */
 static const char *shape_plan_text(const gol_plan *plan) {
     if (plan->kernel_shape >= 0) return "asked by --kernel";

@@ -7,7 +7,7 @@
 #include "golmpi_build.h"
 #include "golmpi_git.h"
 #ifdef GOLMPI_HAVE_CUDA
-#include "kernels/device.h"
+#include "cuda/device.h"
 #endif
 
 #ifndef GOLMPI_VERSION

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/check.h"
-#include "kernels/shape_choice.h"
+#include "cuda/shape_choice.h"
 #include "src/provenance.h"
 
 static double per_s(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }

@@ -19,7 +19,7 @@ typedef struct gol_report_info {
     char *const *argv;
     time_t start_time; /* when golmpi started, for --stats */
     const gol_gpu_share *gpu; /* the plan's ranks per GPU and MPS; NULL on the CPU backend */
-    /* the kernel shape and why (kernels/shape_choice.h); NULL where the backend has none */
+    /* the kernel shape and why (cuda/shape_choice.h); NULL where the backend has none */
     const struct shape_choice_result *shape;
 } gol_report_info;
 

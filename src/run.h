@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "io/output.h"
-#include "kernels/backend.h"
+#include "backend/backend.h"
 #include "core/plan.h"
 #include "io/series.h"
 #include "src/chunk_log.h"

@@ -14,7 +14,7 @@
 #include "core/plan.h"
 #include "src/pattern.h"
 #include "core/schedule.h"
-#include "kernels/backend.h"
+#include "backend/backend.h"
 
 typedef struct gol_setup {
     gol_config cfg;

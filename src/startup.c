@@ -9,7 +9,7 @@
 
 #include "core/check.h"
 #ifdef GOLMPI_HAVE_CUDA
-#include "kernels/device.h"
+#include "cuda/device.h"
 #endif
 
 /* One rank's line, gathered as bytes: fixed sizes, so one MPI_Gather carries every rank. */

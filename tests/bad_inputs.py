@@ -164,7 +164,7 @@ def cases(pat):
          {"life_000000-000001.h5": os.mkdir}),
         ("300-character --output name", small + ["--output", "x" * 296 + ".h5"], USAGE,
          "this file system allows 255 characters in a name", {}),
-        # the CPU step's instruction set, chosen by the environment (kernels/cpu_strip_table.c)
+        # the CPU step's instruction set, chosen by the environment (cpu/cpu_strip_table.c)
         ("GOLMPI_CPU_ISA=bogus", small + ["--backend", "cpu"], USAGE,
          "GOLMPI_CPU_ISA=bogus: this CPU or build has no such kernel", {},
          {"GOLMPI_CPU_ISA": "bogus"}),

@@ -52,7 +52,7 @@ golmpi_depth_tests(2 ${GOLMPI_DEPTH_CASES_5} ref_64x9_p4_torus_B3S23 ref_1x5_p2_
 golmpi_depth_tests(3 ${GOLMPI_DEPTH_CASES_5})
 golmpi_depth_tests(5 ${GOLMPI_DEPTH_CASES_5})
 golmpi_depth_tests(16 ${GOLMPI_DEPTH_CASES_16})
-# The CPU step's other builds (kernels/cpu_strip.c once per instruction set): the cases above run
+# The CPU step's other builds (cpu/cpu_strip.c once per instruction set): the cases above run
 # the fastest this CPU has, these the others through GOLMPI_CPU_ISA, on rows wide enough for the
 # strips of four vectors (36 and 65 words, the interior no multiple of a strip). Skipped where the
 # CPU lacks the set (integration.py: golmpi refuses it with exit 2 and /proc/cpuinfo agrees).
@@ -63,7 +63,7 @@ foreach(isa avx2 base)
   endforeach()
 endforeach()
 
-# Many tiles and their seams (kernels/backend_cpu.c): the grids above fit one tile a pass, so
+# Many tiles and their seams (cpu/backend_cpu.c): the grids above fit one tile a pass, so
 # GOLMPI_CPU_TILE_ROWS (a debug setting) cuts the tall slabs into tiles of 11 or 37 rows, on one
 # thread (every seam right after its second tile) and on three (seams between the threads' runs
 # too); restart at depth 3 in tiles of 6 rows.
@@ -103,7 +103,7 @@ golmpi_test(backend_auto PYTHON PROCESSORS 2 ENV OMP_NUM_THREADS=1
   COMMAND ${GOLMPI_TEST_DIR}/test_backend_auto.py "${GOLMPI_MPIEXEC_LINE}" $<TARGET_FILE:golmpi>)
 
 # The random start made in place by the backends (backend_init_random) against the host's rows,
-# halo rows included, on 1 and 3 ranks; with CUDA also the kernel's emulation (kernels/init_cuda.cu).
+# halo rows included, on 1 and 3 ranks; with CUDA also the kernel's emulation (cuda/init_cuda.cu).
 add_executable(test_init_random ${GOLMPI_TEST_DIR}/test_init_random.c)
 target_link_libraries(test_init_random PRIVATE golmpi_core)
 foreach(n 1 3)

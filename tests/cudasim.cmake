@@ -137,16 +137,16 @@ golmpi_driver_test(cudasim_faults_two_ranks test_sim_faults.py PROCESSORS 2 TIME
 
 # The orderings of the CUDA path, each taken out of the real code:
 # the join that ends a pass (the compute stream waits for the comm stream's edges and exchange)
-golmpi_mutant(pass_join kernels/backend_cuda.c
+golmpi_mutant(pass_join cuda/backend_cuda.c
   "    join_comm(cb)\\x3b\\n}\\n\\n/* A whole cycle's passes" "}\\n\\n/* A whole cycle's passes")
 # the fork that begins a pass (the comm stream waits for the previous pass's interior)
-golmpi_mutant(pass_fork kernels/backend_cuda.c
+golmpi_mutant(pass_fork cuda/backend_cuda.c
   "    fork_comm(cb)\\x3b\\n    if (split.edges)" "    if (split.edges)")
 # the wait for a frame's copy out of a grid buffer before the buffer is written again
-golmpi_mutant(frame_buffer_wait kernels/backend_cuda.c
+golmpi_mutant(frame_buffer_wait cuda/backend_cuda.c
   "    cuda_frames_before_write(cb->frames, cb->cur_buf ^ 1)\\x3b\\n    if (passes" "    if (passes")
 # the poll of a slot's copy to the host before the writer takes the frame: in the backend ...
-golmpi_mutant(slot_poll kernels/cuda_frames.c
+golmpi_mutant(slot_poll cuda/cuda_frames.c
   "    cuda_watch_wait_stream(f->watch, f->copy[slot],\\n"
   "    if (0) cuda_watch_wait_stream(f->watch, f->copy[slot],\\n")
 # ... and in the driver, which asks for it
@@ -166,7 +166,7 @@ set(small --width 131 --height 37 --steps 24 --seed 5 --boundary torus)
 golmpi_mutation_test(pass_join pass_join RANKS 2 ARGS ${small} --save-every 3 --halo nccl
   --halo-depth 2)
 # the join that ends a cycle's capture: the capture ends with the comm stream unjoined
-golmpi_mutant(capture_join kernels/backend_cuda.c
+golmpi_mutant(capture_join cuda/backend_cuda.c
   "    enqueue_cycle(impl, p)\\x3b\\n    join_halo(impl)\\x3b"
   "    enqueue_cycle(impl, p)\\x3b")
 golmpi_mutation_test(capture_join capture_join RANKS 1 ARGS ${small} --save-every 3 --halo nccl
@@ -191,23 +191,23 @@ golmpi_mutation_test(nccl_recv_order nccl_recv_order RANKS 3 ARGS ${small} --sav
 
 # What only the simulated GPU's strict rules catch (docs/GPU.md), where it is as strict as a GPU:
 # the fork before a load's exchange: a pageable copy to the device does not order the stream
-golmpi_mutant(load_fork kernels/backend_cuda.c
+golmpi_mutant(load_fork cuda/backend_cuda.c
   "const char *what) {\\n    fork_comm(cb)\\x3b\\n" "const char *what) {\\n")
 # a wait inside the capture, on a stream outside it: refused on the capturing thread
-golmpi_mutant(capture_wait kernels/backend_cuda.c
+golmpi_mutant(capture_wait cuda/backend_cuda.c
   "    fork_comm(cb)\\x3b\\n    if (split.edges)"
   "    wait_stream(cb, cb->comm, \"the comm stream\")\\x3b\\n    fork_comm(cb)\\x3b\\n    if (split.edges)")
 # the watchdog's bound on the generations queued: the host fills the launch queue and blocks
-golmpi_mutant(watch_bound kernels/cuda_watch.c
+golmpi_mutant(watch_bound cuda/cuda_watch.c
   "    if (back >= w->marks_done)\\n" "    if (0)\\n")
 # rank 0 runs every pass eagerly while its peers replay the captured graphs
-golmpi_mutant(graph_eager kernels/backend_cuda.c
+golmpi_mutant(graph_eager cuda/backend_cuda.c
   "    cb->graphed = !cfg->no_graphs && halo_capturable(cb->halo)\\x3b"
   "    cb->graphed = !cfg->no_graphs && halo_capturable(cb->halo) && cb->slab.rank != 0\\x3b")
 # the owed generations queued at the end of every call, not only where an op needs the grid: rank
 # 1, cutting its calls finer (GOLMPI_DEBUG_PIECE), runs eagerly the cycles its peer replays, and
 # NCCL meets a captured exchange on one rank and an eager one on the other
-golmpi_mutant(settle_each_call kernels/backend_cuda.c
+golmpi_mutant(settle_each_call cuda/backend_cuda.c
   "            run_passes(cb, cb->halo_left)\\x3b\\n    }\\n"
   "            run_passes(cb, cb->halo_left)\\x3b\\n    }\\n    run_passes(cb, cb->owed)\\x3b\\n")
 # the nonblocking communicator destroyed while its finalize is still in progress
@@ -283,25 +283,25 @@ endforeach()
 # (pass_fork, pass_join and graph_eager are defined above)
 # the interior made to wait for its own pass's bands: no race, every frame right, only slower;
 # the race check cannot see it, the dependency graph must
-golmpi_mutant(interior_waits kernels/backend_cuda.c
+golmpi_mutant(interior_waits cuda/backend_cuda.c
   "    /* queued before a host-side MPI exchange below"
   "    join_comm(cb)\\x3b\\n    /* queued before a host-side MPI exchange below")
 # a pass of one launch not waiting for the exchange whose halo rows it reads
-golmpi_mutant(halo_join kernels/backend_cuda.c
+golmpi_mutant(halo_join cuda/backend_cuda.c
   "        join_halo(cb)\\x3b\\n        pass_rows(cb, p, pass_whole_rows"
   "        pass_rows(cb, p, pass_whole_rows")
 # the compute stream joining the exchange at a pass's end, not only the bands
-golmpi_mutant(join_exchange kernels/backend_cuda.c
+golmpi_mutant(join_exchange cuda/backend_cuda.c
   "    CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->bands_done, 0))\\x3b"
   "    CUDA_CHECK(cudaStreamWaitEvent(cb->compute, cb->halo_done, 0))\\x3b")
 # every pass split, bands on the comm stream, whether it exchanges or not
-golmpi_mutant(split_quiet kernels/backend_cuda.c
+golmpi_mutant(split_quiet cuda/backend_cuda.c
   "    if (n < halo_left || (ps.dead_top && ps.dead_bottom)) {"
   "    if (ps.dead_top && ps.dead_bottom) {"
   "    exchange_halo(cb, p ^ 1, timed)\\x3b\\n    join_comm(cb)\\x3b"
   "    if (n == halo_left) exchange_halo(cb, p ^ 1, timed)\\x3b\\n    join_comm(cb)\\x3b")
 # the pass that exchanges run as one launch on the compute stream, its bands not ahead
-golmpi_mutant(whole_ending kernels/backend_cuda.c
+golmpi_mutant(whole_ending cuda/backend_cuda.c
   "    if (n < halo_left || (ps.dead_top && ps.dead_bottom)) {" "    if (1) {")
 foreach(m "pass_fork;fork;deep" "halo_join;join-halo;deep" "split_quiet;one-launch;deep"
           "whole_ending;split;deep" "pass_join;join;split" "join_exchange;join-only;split"

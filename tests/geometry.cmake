@@ -1,5 +1,5 @@
 # The CUDA kernels' launch geometry and their registers, both checked without a GPU.
-# The geometry (kernels/life_geometry.h) is plain C in every build, CPU-only included: every pass
+# The geometry (cuda/life_geometry.h) is plain C in every build, CPU-only included: every pass
 # at every size of issue 36's table, depths 1..GOL_DEEP_GENS_MAX. In a CUDA build the test also
 # reads the build's register table and prints the model of each size's pass (docs/PERFORMANCE.md).
 add_executable(test_launch_geometry ${GOLMPI_TEST_DIR}/test_launch_geometry.c)
@@ -25,7 +25,7 @@ add_test(NAME model_calibration
   COMMAND golmpi-model --check ${PROJECT_SOURCE_DIR}/bench/data/h200-2026-11-27/curve.tsv
           --bound 15 --peer-bound 25)
 set_tests_properties(model_calibration PROPERTIES TIMEOUT 30 LABELS model)
-# The calibration itself: the constants built into kernels/shape_model.c are the fit of that curve
+# The calibration itself: the constants built into cuda/shape_model.c are the fit of that curve
 # (`golmpi-model --fit`), so a change of the model or its build table fails until they are refit.
 add_test(NAME model_fit
   COMMAND golmpi-model --fit ${PROJECT_SOURCE_DIR}/bench/data/h200-2026-11-27/curve.tsv)
@@ -38,14 +38,14 @@ add_test(NAME model_pick
           ${PROJECT_SOURCE_DIR}/bench/data/h200-2026-11-28/shape_rates.tsv --bound 5)
 set_tests_properties(model_pick PROPERTIES TIMEOUT 30 LABELS model)
 
-# The model's build table (kernels/shape_model_table.c) against this build: the registers of every
+# The model's build table (cuda/shape_model_table.c) against this build: the registers of every
 # deep_kernel instance (kernel_resources.tsv), and with a disassembler (cuobjdump) the row loops of
 # the compiled object too. Says what it could not compare; skipped (77) when it compared nothing.
 if(GOLMPI_KERNEL_RESOURCES)
   golmpi_test(shape_model_table PYTHON SKIP TIMEOUT 120
     COMMAND ${PROJECT_SOURCE_DIR}/tools/sass_rows.py check
-            ${PROJECT_SOURCE_DIR}/kernels/shape_model_table.c --tsv ${GOLMPI_KERNEL_RESOURCES}
-            --cubin ${PROJECT_BINARY_DIR}/CMakeFiles/golmpi_core.dir/kernels/life_cuda.cu.o)
+            ${PROJECT_SOURCE_DIR}/cuda/shape_model_table.c --tsv ${GOLMPI_KERNEL_RESOURCES}
+            --cubin ${PROJECT_BINARY_DIR}/CMakeFiles/golmpi_core.dir/cuda/life_cuda.cu.o)
 endif()
 
 # kernel_resources.py's own branches on crafted reports and tables (tests/test_kernel_resources.py):

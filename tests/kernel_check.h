@@ -1,7 +1,7 @@
 /* The kernel checks that the GPU test (test_cuda_kernels) and the host emulation test
  * (test_cuda_emulate) share: random slabs, a reference written here from the rule's definition,
  * and the comparisons. The reference counts each cell's eight neighbours with plain ints and
- * looks the count up in the B/S masks; nothing here calls the rule code of core/ or kernels/, so
+ * looks the count up in the B/S masks; nothing here calls the rule code of core/, cpu/ or cuda/, so
  * a mistake there cannot cancel out.
  *
  * A slab is rows owned rows between a top and a bottom halo row. Its halo rows are
@@ -18,7 +18,7 @@
 
 #include "core/check.h"
 #include "core/rule.h"
-#include "kernels/life_cuda.h"
+#include "cuda/life_cuda.h"
 #include "tests/xorshift.h"
 
 /* One generation of the owned rows into next (the edge kernel on the first and last owned rows,
@@ -206,7 +206,7 @@ typedef struct deep_case {
     gol_rule rule;
     int64_t gens;
     int pieces; /* launches a pass is cut into along the rows: 1, 2 or 3 (band, interior, band) */
-    int shape;  /* the kernel's shape (kernels/life_geometry.h's GOL_SHAPES) */
+    int shape;  /* the kernel's shape (cuda/life_geometry.h's GOL_SHAPES) */
 } deep_case;
 
 static const char *deep_edge_name(deep_edge e) {

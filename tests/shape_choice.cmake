@@ -1,4 +1,4 @@
-# The kernel shape's choice at run time (kernels/shape_choice.h) and its wisdom file (io/wisdom.h),
+# The kernel shape's choice at run time (cuda/shape_choice.h) and its wisdom file (io/wisdom.h),
 # on the host: no GPU needed, the kernel times injected.
 add_executable(test_wisdom ${GOLMPI_TEST_DIR}/test_wisdom.c)
 target_link_libraries(test_wisdom PRIVATE golmpi_core)

@@ -41,7 +41,7 @@ FIELDS = {
     # the plan's GPU sharing (core/plan.h's gol_gpu_share): null on the CPU backend
     "ranks_per_gpu": lambda v: v is None or (is_int(v) and v >= 1),
     "mps": lambda v: v is None or isinstance(v, bool),
-    # the CUDA kernel's shape and why (kernels/shape_choice.h): null on the CPU backend
+    # the CUDA kernel's shape and why (cuda/shape_choice.h): null on the CPU backend
     "kernel_shape": lambda v: v is None or (
         isinstance(v, dict) and is_str(v.get("name")) and is_str(v.get("reason"))
         and isinstance(v.get("seconds_per_generation"), dict)),

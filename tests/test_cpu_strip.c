@@ -1,4 +1,4 @@
-/* The CPU generation step (kernels/cpu_strip.c), each instruction set's build this CPU runs,
+/* The CPU generation step (cpu/cpu_strip.c), each instruction set's build this CPU runs,
  * against a naive per-cell count written here: random rows of widths around every path of the
  * kernel (single-word columns, one-vector strips, strips of four vectors with the last one moved
  * back), both boundaries, several rules, every word of the rows it owns compared and the rows it
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/rule.h"
-#include "kernels/cpu_strip.h"
+#include "cpu/cpu_strip.h"
 #include "tests/xorshift.h"
 
 enum { ROWS = 9, LO = 1, HI = 8 }; /* rows 1..7 computed from rows 0..8 */

@@ -1,4 +1,4 @@
-/* The CUDA backend's GPU-free choices (kernels/cuda_sizes.h, cuda_account.h, cuda_pass_split.h,
+/* The CUDA backend's GPU-free choices (cuda/cuda_sizes.h, cuda_account.h, cuda_pass_split.h,
  * cuda_share.h, cuda_cadence.h, cuda_stall.h), on the host: what it allocates for frames (a u8
  * stage of rows frame rows: rows x width bytes for u8, rows x ceil(width / 8) for packed), its
  * byte account, the bound on generations in flight, the generations it runs eagerly to time the
@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cuda_sizes.h"
-#include "kernels/cuda_account.h"
-#include "kernels/cuda_pass_split.h"
-#include "kernels/cuda_share.h"
-#include "kernels/cuda_cadence.h"
-#include "kernels/cuda_stall.h"
-#include "kernels/life_geometry.h"
+#include "cuda/cuda_sizes.h"
+#include "cuda/cuda_account.h"
+#include "cuda/cuda_pass_split.h"
+#include "cuda/cuda_share.h"
+#include "cuda/cuda_cadence.h"
+#include "cuda/cuda_stall.h"
+#include "cuda/life_geometry.h"
 #include "tests/expect.h"
 
 static void test_frame_staging(void) {

@@ -1,4 +1,4 @@
-/* The CUDA kernels without a GPU: kernels/life_cuda.cu's emulate_* functions run the kernels'
+/* The CUDA kernels without a GPU: cuda/life_cuda.cu's emulate_* functions run the kernels'
  * own __host__ __device__ thread bodies over the launchers' own grid geometry (the Conway
  * instantiation included) on the host, checked here against kernel_check.h's per-cell reference.
  * The multi-generation kernel's warps run lane by lane, phase by phase, its shuffles as exchanges

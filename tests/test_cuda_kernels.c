@@ -5,8 +5,8 @@
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
-#include "kernels/backend.h"
-#include "kernels/device.h"
+#include "backend/backend.h"
+#include "cuda/device.h"
 #include "tests/kernel_check.h"
 
 static void run_on_gpu(gol_cuda_grid g, const uint64_t *src, uint64_t *next, uint8_t *u8,

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "halo/halo.h"
-#include "kernels/backend.h"
-#include "kernels/device.h"
+#include "backend/backend.h"
+#include "cuda/device.h"
 #include "core/check.h"
 #include "core/decomp.h"
 #include "core/rule.h"

@@ -25,9 +25,9 @@ import tempfile
 
 SECTIONS = ("## Path of a run", "## One exchange, from main to ncclSend",
             "## One frame, from the kernel to the file")
-CODE_DIRS = ("src", "core", "kernels", "halo", "io")
+CODE_DIRS = ("src", "core", "backend", "cpu", "cuda", "halo", "io")
 SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
-PATH = r"(?:src|core|kernels|halo|io)/[\w/]+\.(?:c|cu|h)"
+PATH = r"(?:src|core|backend|cpu|cuda|halo|io)/[\w/]+\.(?:c|cu|h)"
 
 
 def routes(design):
@@ -159,7 +159,7 @@ def main():
         print("PASS: every name of docs/DESIGN.md's routes is in the code where the routes say")
         return 0
     # each fault alone must fail the check
-    faults = [("kernels/backend_cuda.c:enqueue_pass", "kernels/backend_cuda.c:enqueue_the_pass"),
+    faults = [("cuda/backend_cuda.c:enqueue_pass", "cuda/backend_cuda.c:enqueue_the_pass"),
               ("`cpu_advance` → `post_exchange`", "`cpu_advance` → `tile_gens`"),
               ("        run_passes", "        run_the_passes"),
               ("`staged_post` (halo/halo_mpi_staged.c)", "`staged_post` (halo/halo_mpi.c)"),

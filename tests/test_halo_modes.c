@@ -20,7 +20,7 @@
 #ifdef GOLMPI_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "kernels/device.h"
+#include "cuda/device.h"
 #endif
 
 enum { NWORDS = 3 };

@@ -5,7 +5,7 @@
  * boundaries, densities 0 and 1, on whatever ranks mpiexec gives.
  *
  * With CUDA, also the device kernel without a GPU: its own thread body over its own launch
- * geometry (emulate_init_random, kernels/init_cuda.cu) against init_random_rows, bit for bit, for
+ * geometry (emulate_init_random, cuda/init_cuda.cu) against init_random_rows, bit for bit, for
  * many seeds, densities, widths and global rows, a slab large enough for the grid-stride loop,
  * and nothing written past the slab. */
 #include <mpi.h>
@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "core/check.h"
 #include "core/decomp.h"
 #include "core/random_start.h"
 #include "core/rule.h"
 #include "halo/halo.h"
-#include "kernels/backend.h"
 #ifdef GOLMPI_HAVE_CUDA
-#include "kernels/init_cuda.h"
+#include "cuda/init_cuda.h"
 #endif
 #include "tests/expect.h"
 #include "tests/xorshift.h"

@@ -17,7 +17,7 @@
 
 #include "io/output.h"
 #include "io/restart.h"
-#include "kernels/backend.h"
+#include "backend/backend.h"
 #include "core/check.h"
 #include "core/rule.h"
 

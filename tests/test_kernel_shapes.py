@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Frames are bit-identical whatever kernel shape runs (kernels/life_geometry.h's GOL_SHAPES):
+"""Frames are bit-identical whatever kernel shape runs (cuda/life_geometry.h's GOL_SHAPES):
 golmpi --backend cuda --kernel SHAPE for every shape, on 2 ranks at halo depth 16 (passes of each
 shape's most generations), a width not a multiple of 32 or 64, torus and dead, against --kernel
 baseline and the CPU backend, every cell of every frame; the first frame also against

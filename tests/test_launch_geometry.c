@@ -1,5 +1,5 @@
-/* The CUDA kernels' launch geometry (kernels/life_geometry.h) at the sizes users run, without a
- * GPU: every pass the backend makes (kernels/cuda_pass_split.h's cuda_pass_split of core/depth.h's
+/* The CUDA kernels' launch geometry (cuda/life_geometry.h) at the sizes users run, without a
+ * GPU: every pass the backend makes (cuda/cuda_pass_split.h's cuda_pass_split of core/depth.h's
  * pass) at halo depths 1..GOL_DEEP_GENS_MAX, torus and dead, on grids of 4096^2 to 131072^2 and the
  * slabs 16384 x 4096 and 16384 x 1024, for devices holding 1 to 16 deep blocks an SM of 114 or 132
  * SMs, and every shape at the launch share gol_resident_share gives each of 1-4 ranks under MPS at
@@ -12,15 +12,15 @@
  * RESOURCES: the build's kernel resource table (cmake/kernel_resources.py); with it, the test also
  * prints the baseline shape's launch of each size's pass on a 132-SM sm_90 device (H100 SXM, H200):
  * warps in all, resident warps an SM, waves, and the longest dependent chain a warp walks. The
- * time those launches take is the model of a pass (kernels/shape_model.h, tools/golmpi-model). */
+ * time those launches take is the model of a pass (cuda/shape_model.h, tools/golmpi-model). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/depth.h"
-#include "kernels/cuda_pass_split.h"
-#include "kernels/life_geometry.h"
-#include "kernels/shape_model.h"
+#include "cuda/cuda_pass_split.h"
+#include "cuda/life_geometry.h"
+#include "cuda/shape_model.h"
 #include "tests/expect.h"
 
 /* CUDA's limits on a launch (every architecture since sm_30). */
@@ -231,7 +231,7 @@ static int64_t sm90_blocks_per_sm(int regs, int threads) {
 }
 
 /* Ranks sharing one GPU under MPS: each launch is sized to gol_resident_share of the blocks the
- * device holds at the registers the build gives that instance (kernels/shape_model_table.c, which
+ * device holds at the registers the build gives that instance (cuda/shape_model_table.c, which
  * the test shape_model_table compares with the build), for 1-4 ranks on 114 and 132 SMs; each
  * rank's slab is the size's rows over the ranks. Shares that are no multiple of the SMs (396 / 4
  * = 99) are the case the 1..16 blocks an SM above never makes. Every shape, both rule classes. */

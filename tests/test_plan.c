@@ -12,7 +12,7 @@
 #include <omp.h>
 
 #include "core/check.h"
-#include "kernels/backend.h"
+#include "backend/backend.h"
 #include "src/plan_make.h"
 #include "src/run.h"
 #include "src/setup.h"

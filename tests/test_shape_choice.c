@@ -1,4 +1,4 @@
-/* kernels/shape_choice.h's choice on 1 to 4 ranks with injected kernel times (a stand-in for the
+/* cuda/shape_choice.h's choice on 1 to 4 ranks with injected kernel times (a stand-in for the
  * backend's timer, each rank its own table, the ranks disagreeing on their fastest shape): the
  * shape whose slowest rank is fastest wins; --kernel SHAPE and depth 1 time nothing; a short run
  * takes the model's choice untimed; the record of a measured choice is found by the next run, not
@@ -14,8 +14,8 @@
 #include "core/decomp.h"
 #include "core/plan.h"
 #include "core/rule.h"
-#include "kernels/shape_choice.h"
-#include "kernels/shape_model.h"
+#include "cuda/shape_choice.h"
+#include "cuda/shape_model.h"
 #include "tests/expect.h"
 
 static int rank, nranks;

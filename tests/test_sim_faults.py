@@ -97,7 +97,7 @@ def case(golmpi, mpiexec, tmp, name, frames=True):
 
 
 def check(name, mpi, pids, took, err):
-    # golmpi bounds the work it queues (kernels/cuda_watch.c): a host thread blocked in the full
+    # golmpi bounds the work it queues (cuda/cuda_watch.c): a host thread blocked in the full
     # launch queue can never run the watchdog that would end the run
     if QUEUE_FULL_LINE in err:
         return [f"{name}: a rank blocked in the full launch queue, {took:.1f} s after the fault"]

@@ -1,4 +1,4 @@
-/* golmpi-model: the model of a pass (kernels/shape_model.h) from the command line, what
+/* golmpi-model: the model of a pass (cuda/shape_model.h) from the command line, what
  * bench/gpu_model.sh runs. No GPU, no MPI.
  *
  *   golmpi-model --gpu h200|h100 --width W --height H [--depth K] [--boundary torus|dead]
@@ -16,7 +16,7 @@
  *   golmpi-model --fit CURVE.tsv
  *       The calibration itself: the GPU constants (alu_ipc, pass_s) that bring the curve's
  *       golmpi rows closest (the smallest largest error), searched on a grid, lone_cpi held at
- *       its built-in value; exits 1 when the constants built into kernels/shape_model.c are not
+ *       its built-in value; exits 1 when the constants built into cuda/shape_model.c are not
  *       that fit.
  *   golmpi-model --pick-check SHAPES.tsv [--bound PCT]
  *       Each shape's measured rate at several sizes (bench/data/...): at every size, the shape
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/shape_model.h"
+#include "cuda/shape_model.h"
 
 typedef struct model_args {
     const char *gpu, *kernel, *boundary, *rule, *foreign, *check, *fit, *pick_check;
@@ -262,7 +262,7 @@ static int fit_curve(const model_args *a) {
     const int same = fabs(best.alu_ipc - built.alu_ipc) < FIT_STEP_IPC / 2 &&
                      fabs(best.pass_s - built.pass_s) < FIT_STEP_PASS / 2;
     if (!same)
-        printf("the built-in constants are not the fit: set them in kernels/shape_model.c\n");
+        printf("the built-in constants are not the fit: set them in cuda/shape_model.c\n");
     return same ? 0 : 1;
 }
 

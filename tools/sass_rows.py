@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The registers and row-loop instructions of every multi-generation kernel instance,
 deep_kernel<K, Conway, Ragged, S>, as a build makes them: the table the model of a pass
-(kernels/shape_model.c) reads, kernels/shape_model_table.c, and the check that it matches a build.
+(cuda/shape_model.c) reads, cuda/shape_model_table.c, and the check that it matches a build.
 
   sass_rows.py generate OUT.c SASS PTXAS [SOURCE]
-      Writes the table from SASS (the disassembly of a cubin of kernels/life_cuda.cu, by
+      Writes the table from SASS (the disassembly of a cubin of cuda/life_cuda.cu, by
       `cuobjdump -sass` or `nvdisasm`) and PTXAS (nvcc --resource-usage's report of the same
       compile). SOURCE: words saying which toolkit and flags made them.
   sass_rows.py check TABLE.c [--tsv kernel_resources.tsv] [--cubin CUBIN]
@@ -34,8 +34,8 @@ import sys
 ALU_OPS = {"LOP3", "LOP", "PLOP3", "SHF", "SHL", "SHR", "IADD3", "IADD", "ISETP", "SEL", "PRMT",
            "LEA", "POPC", "FLO", "BREV", "BMSK", "SGXT", "IMNMX", "IABS", "MOV", "P2R", "R2P"}
 NAME = re.compile(r"deep_kernelILi(\d+)ELb([01])ELb([01])ELi(\d+)E")
-# GOL_SHAPES' unroll column, by shape index (kernels/life_geometry.h); read from the header
-HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels",
+# GOL_SHAPES' unroll column, by shape index (cuda/life_geometry.h); read from the header
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuda",
                       "life_geometry.h")
 
 
@@ -143,7 +143,7 @@ def generate(out, sass_path, ptxas_path, source="unstated"):
                 " * {cc, K, Conway, Ragged, shape, registers, row-loop instructions, those of them\n"
                 " * on the integer ALU pipe, rows a loop iteration}. The test shape_model_table\n"
                 " * compares it with the build. */\n"
-                '#include "kernels/shape_model.h"\n\n'
+                '#include "cuda/shape_model.h"\n\n'
                 f'const char shape_model_table_source[] = "{source}";\n\n'
                 "const shape_model_instance shape_model_instances[] = {\n"
                 + "\n".join(lines) + "\n};\n\n"

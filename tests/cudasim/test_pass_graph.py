@@ -5,7 +5,7 @@ must have the edges the design states (docs/DESIGN.md, "CUDA backend"). Each ass
 operations on two different streams (two ops on one stream are always ordered) and is one that
 enqueue order alone cannot settle (a clock is taken at enqueue, so an op can never be ordered
 after one enqueued later): each can fail, and tests/cudasim.cmake registers, per edge, a mutant
-of kernels/backend_cuda.c that breaks that edge alone and that this check must fail on that
+of cuda/backend_cuda.c that breaks that edge alone and that this check must fail on that
 edge alone.
   fork         a split pass's bands come after the previous pass's compute-stream launch
                (they read the rows it wrote)
