@@ -261,8 +261,7 @@ static int fit_curve(const model_args *a) {
            built.lone_cpi, built.alu_ipc, built.pass_s * 1e6, built_err * 100);
     const int same = fabs(best.alu_ipc - built.alu_ipc) < FIT_STEP_IPC / 2 &&
                      fabs(best.pass_s - built.pass_s) < FIT_STEP_PASS / 2;
-    if (!same)
-        printf("the built-in constants are not the fit: set them in cuda/shape_model.c\n");
+    if (!same) printf("the built-in constants are not the fit: set them in cuda/shape_model.c\n");
     return same ? 0 : 1;
 }
 
