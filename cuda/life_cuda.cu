@@ -25,18 +25,18 @@ namespace {
 constexpr int kBlockWords = GOL_BLOCK_WORDS;
 constexpr int kDeepWarps = GOL_DEEP_WARPS;
 constexpr int kPopBlock = GOL_POP_BLOCK;
-/* Each shape's row-loop unroll, at compile time: the table's column (life_geometry.h). */
-constexpr int kShapeUnroll[] = {
-#define GOL_SHAPE_UNROLL(id, name, gens_max, tile_min, unroll, what) unroll,
-    GOL_SHAPES(GOL_SHAPE_UNROLL)
-#undef GOL_SHAPE_UNROLL
-};
+/* Each shape's generations a launch at most, and every unroll of the table an instance has
+ * (life_geometry.h's GOL_SHAPES). */
 constexpr int kShapeGensMax[] = {
 #define GOL_SHAPE_GENS(id, name, gens_max, tile_min, unroll, what) gens_max,
     GOL_SHAPES(GOL_SHAPE_GENS)
 #undef GOL_SHAPE_GENS
 };
-static_assert(sizeof kShapeUnroll / sizeof kShapeUnroll[0] == GOL_SHAPE_COUNT, "a row a shape");
+static_assert(sizeof kShapeGensMax / sizeof kShapeGensMax[0] == GOL_SHAPE_COUNT, "a row a shape");
+#define GOL_SHAPE_UNROLL_OK(id, name, gens_max, tile_min, unroll, what)                           \
+    static_assert(unroll >= 1 && unroll <= GOL_DEEP_UNROLL_MAX, "an unroll with no instance");
+GOL_SHAPES(GOL_SHAPE_UNROLL_OK)
+#undef GOL_SHAPE_UNROLL_OK
 /* popcount: the per-thread sums, log2(kPopBlock) halvings, the block's total into the count */
 constexpr int kPopPhases = 10;
 static_assert(kPopBlock == 1 << (kPopPhases - 2), "one halving phase per bit of kPopBlock");
@@ -85,7 +85,8 @@ template <class F> void with_interior_variant(gol_rule r, F &&f) {
 
 /* The deep instantiation a launch runs: K = gens (1..GOL_DEEP_GENS_MAX, a compile-time constant so
  * the wavefront's levels live in registers), Conway's rule or any, ragged torus or not, and the
- * shape S (its row-loop unroll). The launcher and the emulator both choose through here. */
+ * row loop's unroll U that the shape asks (gol_deep_unroll; the shape's geometry travels in the
+ * arguments). The launcher and the emulator both choose through here. */
 template <int K, class F> void with_deep_depth(int gens, F &&f) {
     if (gens == K) {
         f(std::integral_constant<int, K>());
@@ -94,25 +95,28 @@ template <int K, class F> void with_deep_depth(int gens, F &&f) {
     if constexpr (K < GOL_DEEP_GENS_MAX) with_deep_depth<K + 1>(gens, f);
 }
 
-template <int S, class F> void with_deep_shape(int shape, F &&f) {
-    if (shape == S) {
-        f(std::integral_constant<int, S>());
+/* U = u, instantiated only where gol_deep_unroll may ask it: unrolled only for Conway's rule at
+ * an even K (other instances spill). */
+template <int K, bool Conway, int U = 1, class F> void with_deep_unroll(int u, F &&f) {
+    if (u == U) {
+        f(std::integral_constant<int, U>());
         return;
     }
-    if constexpr (S + 1 < GOL_SHAPE_COUNT) with_deep_shape<S + 1>(shape, f);
+    if constexpr (Conway && K % 2 == 0 && U < GOL_DEEP_UNROLL_MAX)
+        with_deep_unroll<K, Conway, U + 1>(u, f);
 }
 
 template <class F> void with_deep_variant(gol_rule r, int gens, bool ragged, int shape, F &&f) {
-    with_deep_shape<0>(shape, [&](auto sh) {
-        constexpr int S = decltype(sh)::value;
-        with_deep_depth<1>(gens, [&](auto k) {
-            if constexpr (decltype(k)::value <= kShapeGensMax[S])
-                with_interior_variant(r, [&](auto conway) {
-                    if (ragged)
-                        f(k, conway, std::true_type(), std::integral_constant<int, S>());
-                    else
-                        f(k, conway, std::false_type(), std::integral_constant<int, S>());
-                });
+    with_deep_depth<1>(gens, [&](auto k) {
+        constexpr int K = decltype(k)::value;
+        with_interior_variant(r, [&](auto conway) {
+            constexpr bool C = decltype(conway)::value;
+            with_deep_unroll<K, C>(gol_deep_unroll(shape, K, C), [&](auto un) {
+                if (ragged)
+                    f(k, conway, std::true_type(), un);
+                else
+                    f(k, conway, std::false_type(), un);
+            });
         });
     });
 }
@@ -432,25 +436,17 @@ GOL_HD inline void deep_tile(Warp &w, const deep_args &a, int64_t strip, int64_t
     }
 }
 
-/* The row loop's unroll: the shape's for Conway's rule at an even K, none otherwise. Unrolled,
- * ptxas spills other rules and odd K on one architecture or another (CUDA 13: 12 bytes at K = 5,
- * any rule, ragged torus, sm_90; 28 bytes at K = 5, Conway, sm_80); kernel_resources checks. */
-template <int K, bool Conway, int S> GOL_HD constexpr int deep_unroll() {
-    return Conway && K % 2 == 0 ? kShapeUnroll[S] : 1;
-}
-
 /* A warp's whole work: items threadIdx.y + blockDim.y * blockIdx.x, + the grid's warps, ...
  * (one at most, as deep_geometry sizes the grid); neighbouring warps take neighbouring strips of
  * the same rows, which share their margin words in the cache. A tile reads input rows
  * [r0 - K, r1 + K) and tests rows down to r0 - 2K (generation g of input row i is row i - g - 1). */
-template <int K, bool Conway, bool Ragged, int S, class Warp>
+template <int K, bool Conway, bool Ragged, int U, class Warp>
 GOL_HD inline void deep_warp(Warp &w, const thread_ix &ix, const deep_args &a, uint64_t fill) {
     const int64_t warps = (int64_t)ix.grid.x * ix.block.y;
     const int64_t items = a.cut.strips * a.cut.tiles;
     for (int64_t i = (int64_t)ix.bid.x * ix.block.y + ix.tid.y; i < items; i += warps) {
         const gol_deep_item it = gol_deep_item_of(&a.cut, a.row_begin, a.row_end, i);
         const int64_t strip = it.strip, r0 = it.r0, r1 = it.r1;
-        constexpr int U = deep_unroll<K, Conway, S>();
         if (r0 - 2 * K >= a.live_begin && r1 + K <= a.live_end)
             deep_tile<K, Conway, Ragged, true, U>(w, a, strip, r0, r1, fill);
         else
@@ -477,11 +473,11 @@ __global__ void __launch_bounds__(kBlockWords)
     interior_body<Conway>(this_thread(), g, src, dst, row_begin, row_end, nchunks);
 }
 
-template <int K, bool Conway, bool Ragged, int S>
+template <int K, bool Conway, bool Ragged, int U>
 __global__ void __launch_bounds__(32 * kDeepWarps) deep_kernel(deep_args a) {
     gpu_warp<K> w;
     w.id = (int)threadIdx.x;
-    deep_warp<K, Conway, Ragged, S>(w, this_thread(), a, 0);
+    deep_warp<K, Conway, Ragged, U>(w, this_thread(), a, 0);
 }
 
 __global__ void edge_kernel(gol_cuda_grid g, const uint64_t *__restrict__ src,
@@ -722,16 +718,16 @@ extern "C" void launch_life_rows(gol_cuda_grid g, const uint64_t *src_d, uint64_
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* Blocks of deep_kernel<K, Conway, Ragged, S> the current device holds at once: the occupancy
+/* Blocks of deep_kernel<K, Conway, Ragged, U> the current device holds at once: the occupancy
  * API's per SM, times the SMs; asked once per instantiation (one device a process). */
-template <int K, bool Conway, bool Ragged, int S> int64_t deep_resident() {
+template <int K, bool Conway, bool Ragged, int U> int64_t deep_resident() {
     static int64_t resident = 0;
     if (resident == 0) {
         int device = 0, sms = 0, per_sm = 0;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, deep_kernel<K, Conway, Ragged, S>, 32 * kDeepWarps, 0));
+            &per_sm, deep_kernel<K, Conway, Ragged, U>, 32 * kDeepWarps, 0));
         resident = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
     }
     return resident;
@@ -744,13 +740,13 @@ extern "C" void launch_life_deep(gol_cuda_grid g, const uint64_t *src_d, uint64_
     if (!deep_launchable(row_begin, row_end, gens, shape)) return;
     const bool ragged_torus = gol_deep_ragged(&g) != 0;
     with_deep_variant(g.rule, gens, ragged_torus, shape,
-                      [&](auto k, auto conway, auto ragged, auto sh) {
-        constexpr int K = decltype(k)::value, S = decltype(sh)::value;
+                      [&](auto k, auto conway, auto ragged, auto un) {
+        constexpr int K = decltype(k)::value, U = decltype(un)::value;
         constexpr bool C = decltype(conway)::value, R = decltype(ragged)::value;
-        const int64_t resident = gol_resident_share(deep_resident<K, C, R, S>(), ranks);
+        const int64_t resident = gol_resident_share(deep_resident<K, C, R, U>(), ranks);
         const deep_geom geo = deep_geometry(g, src_d, dst_d, row_begin, row_end, gens, shape,
                                             live_begin, live_end, resident);
-        deep_kernel<K, C, R, S><<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
+        deep_kernel<K, C, R, U><<<geo.launch.grid, geo.launch.block, 0, s>>>(geo.args);
     });
     CUDA_CHECK(cudaGetLastError());
 }
@@ -803,8 +799,8 @@ extern "C" void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t
                                         live_end, resident);
     if (geo.launch.n <= 0) return;
     with_deep_variant(g.rule, gens, geo.ragged, shape,
-                      [&](auto k, auto conway, auto ragged, auto sh) {
-        constexpr int K = decltype(k)::value, S = decltype(sh)::value;
+                      [&](auto k, auto conway, auto ragged, auto un) {
+        constexpr int K = decltype(k)::value, U = decltype(un)::value;
         std::vector<host_warp<K>> warp(1); /* 32 lanes of K levels: on the heap */
         thread_ix ix;
         ix.grid = geo.launch.grid;
@@ -814,7 +810,7 @@ extern "C" void emulate_life_deep(gol_cuda_grid g, const uint64_t *src, uint64_t
                 for (unsigned ty = 0; ty < ix.block.y; ty++) {
                     ix.bid = make_uint3(bx, by, 0);
                     ix.tid = make_uint3(0, ty, 0);
-                    deep_warp<K, decltype(conway)::value, decltype(ragged)::value, S>(
+                    deep_warp<K, decltype(conway)::value, decltype(ragged)::value, U>(
                         warp[0], ix, geo.args, 0x5a5aa5a5c3c33c3cull);
                 }
     });

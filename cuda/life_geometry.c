@@ -15,6 +15,11 @@ int gol_shape_find(const char *name) {
     return -1;
 }
 
+int gol_deep_unroll(int shape, int gens, int conway) {
+    if (shape < 0 || shape >= GOL_SHAPE_COUNT || !conway || gens % 2 != 0) return 1;
+    return gol_shapes[shape].unroll;
+}
+
 static int64_t blocks_for(int64_t n, int64_t block) { return (n + block - 1) / block; }
 static int64_t capped_grid_y(int64_t n) { return n < GOL_MAX_GRID_Y ? n : GOL_MAX_GRID_Y; }
 

@@ -42,13 +42,17 @@ typedef struct gol_cuda_grid {
  *             reads T + 2 gens rows, so short tiles buy warps (and short chains) with rows
  *             computed twice
  *   unroll    input rows one iteration of the row loop takes (B3/S23 at an even number of
- *             generations a launch; otherwise 1, see life_cuda.cu's deep_unroll): the
+ *             generations a launch; otherwise 1: gol_deep_unroll): the
  *             wavefront's window rotates through registers, and an unrolled loop renames them
  *             instead of moving them (sm_90, 8 generations: 308 instructions a row unrolled
  *             twice, 395 not unrolled). Measured on an H200, it buys nothing (0.95-1.01x
  *             baseline): the moves issue to the FMA pipe, the rule's 260 others to the integer
  *             pipe, which bounds the loop. `unrolled` stays a candidate that another GPU may
- *             time faster; the other shapes keep the plain loop. */
+ *             time faster; the other shapes keep the plain loop.
+ * A shape is geometry (gens_max, tile_min), which every launch carries in its arguments, and an
+ * unroll: the kernel instances are one per unroll (deep_kernel<K, Conway, Ragged, U>, 40 an
+ * architecture), not one per shape, so a shape that only cuts the slab differently adds no
+ * kernel to the build. */
 #define GOL_SHAPES(X)                                                                              \
     X(BASELINE, "baseline", 8, 8, 1, "tiles of 8 gens rows or more, the row loop not unrolled")   \
     X(UNROLLED, "unrolled", 8, 8, 2, "baseline's tiles, the row loop unrolled twice")           \
@@ -71,6 +75,15 @@ typedef struct gol_shape {
 extern const gol_shape gol_shapes[GOL_SHAPE_COUNT];
 /* The shape called `name`, or -1. */
 int gol_shape_find(const char *name);
+
+/* The row loop's unroll a launch of shape `shape` at gens generations runs: the shape's for
+ * Conway's rule (conway != 0) at an even gens, 1 otherwise. Unrolled, ptxas spills other rules
+ * and odd gens on one architecture or another (CUDA 13: 12 bytes at 5 generations, any rule,
+ * ragged torus, sm_90; 28 bytes at 5, Conway, sm_80), so those are never instantiated
+ * unrolled; kernel_resources checks. The kernel's template parameter U is this. */
+int gol_deep_unroll(int shape, int gens, int conway);
+/* The largest unroll of the table: the instances are U = 1 .. GOL_DEEP_UNROLL_MAX. */
+#define GOL_DEEP_UNROLL_MAX 2
 
 /* The shapes' constants; the kernels' __launch_bounds__ are these block sizes. */
 enum {

@@ -84,11 +84,12 @@ shape_model_gpu shape_model_gpu_for(const char *device_name, int sms, double clo
 }
 
 const shape_model_instance *shape_model_instance_find(int cc, int k, int conway, int ragged,
-                                                      int shape) {
+                                                      int unroll) {
     const shape_model_instance *best = NULL;
     for (int i = 0; i < shape_model_instance_count; i++) {
         const shape_model_instance *r = &shape_model_instances[i];
-        if (r->k != k || r->conway != conway || r->ragged != ragged || r->shape != shape) continue;
+        if (r->k != k || r->conway != conway || r->ragged != ragged || r->unroll != unroll)
+            continue;
         if (!best || abs(r->cc - cc) < abs(best->cc - cc)) best = r;
     }
     return best;
@@ -133,7 +134,8 @@ static double deep_seconds(const shape_model_gpu *gpu, const gol_cuda_grid *g, g
                            int shape, int ranks, int conway, shape_model_guess *first) {
     if (r.lo >= r.hi) return 0;
     const int ragged = gol_deep_ragged(g);
-    const shape_model_instance *in = shape_model_instance_find(gpu->cc, n, conway, ragged, shape);
+    const shape_model_instance *in =
+        shape_model_instance_find(gpu->cc, n, conway, ragged, gol_deep_unroll(shape, n, conway));
     if (!in) return -1;
     const int bsm = blocks_per_sm(gpu, in->regs, GOL_DEEP_WARPS);
     const int64_t resident = gol_resident_share((int64_t)bsm * gpu->sms, ranks);

@@ -111,15 +111,15 @@ typedef struct shape_model_foreign {
 } shape_model_foreign;
 double shape_model_foreign_rate(const shape_model_gpu *gpu, const shape_model_foreign *k);
 
-/* One kernel instance as the build made it: deep_kernel<k, conway, ragged, shape> for compute
+/* One kernel instance as the build made it: deep_kernel<k, conway, ragged, unroll> for compute
  * capability cc, its registers a thread (ptxas) and the instructions of its row loop (the
  * all-live tile's, from the SASS; alu_insts of them on the integer ALU pipe), which takes
- * `unroll` rows an iteration. The table is
- * cuda/shape_model_table.c, written by tools/sass_rows.py from a build's cubin; the test
- * shape_model_table compares it with the build. */
+ * `unroll` rows an iteration. The table is cuda/shape_model_table.c, written by
+ * tools/sass_rows.py from a build's cubin; the test shape_model_table compares it with the
+ * build. A shape runs the instance of its unroll (gol_deep_unroll). */
 typedef struct shape_model_instance {
-    int cc, k, conway, ragged, shape;
-    int regs, loop_insts, alu_insts, unroll;
+    int cc, k, conway, ragged, unroll;
+    int regs, loop_insts, alu_insts;
 } shape_model_instance;
 
 extern const shape_model_instance shape_model_instances[];
@@ -129,7 +129,7 @@ extern const char shape_model_table_source[];
 /* The instance for these parameters, at compute capability cc or else the table's nearest; NULL
  * when the table has none. */
 const shape_model_instance *shape_model_instance_find(int cc, int k, int conway, int ragged,
-                                                      int shape);
+                                                      int unroll);
 
 #ifdef __cplusplus
 }

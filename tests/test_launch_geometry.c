@@ -253,12 +253,13 @@ static void check_shares(void) {
                             for (int conway = 0; conway < 2; conway++)
                                 for (int m = 0; m < 2; m++) {
                                     if (n > gol_shapes[shape].gens_max) continue;
+                                    const int u = gol_deep_unroll(shape, n, conway);
                                     const shape_model_instance *in =
-                                        shape_model_instance_find(90, n, conway, ragged, shape);
+                                        shape_model_instance_find(90, n, conway, ragged, u);
                                     EXPECT(in != NULL,
                                            "deep_kernel<%d, %d, %d, %d>: not in the "
                                            "build table",
-                                           n, conway, ragged, shape);
+                                           n, conway, ragged, u);
                                     if (!in) continue;
                                     const int64_t device =
                                         sms[m] * sm90_blocks_per_sm(in->regs, 32 * GOL_DEEP_WARPS);
@@ -339,8 +340,8 @@ static void print_model(const char *table) {
                     resident_warps = per_sm * l.block_x / 32;
                     tile = GOL_ROWS_PER_THREAD;
                     chain = (l.n + l.grid_y - 1) / l.grid_y * GOL_ROWS_PER_THREAD;
-                } else { /* deep_kernel<K, true, false, baseline>: whole words */
-                    snprintf(name, sizeof name, "deep_kernel<%d, true, false, 0>", K);
+                } else { /* deep_kernel<K, true, false, 1>: baseline's, whole words */
+                    snprintf(name, sizeof name, "deep_kernel<%d, true, false, 1>", K);
                     regs = table_regs(table, name);
                     if (regs < 0) continue;
                     const int64_t per_sm = sm90_blocks_per_sm(regs, 32 * GOL_DEEP_WARPS);
