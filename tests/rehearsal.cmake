@@ -39,3 +39,10 @@ set_tests_properties(rehearsal_fresh_machine PROPERTIES
   SKIP_RETURN_CODE 77 TIMEOUT 3600 RESOURCE_LOCK golmpi_rehearsal LABELS rehearsal)
 set_tests_properties(rehearsal_fresh_required PROPERTIES
   SKIP_RETURN_CODE 77 TIMEOUT 900 RESOURCE_LOCK golmpi_rehearsal LABELS rehearsal)
+
+# The fresh rehearsal's README checks alone (rehearsal.sh readme, no Debian root, no root): the
+# README as it is passes; a copy that names no lighter run of scripts/test.sh, and one whose quick
+# start ends otherwise, are refused with their reason. Under a second; in the main stage.
+add_test(NAME rehearsal_readme_refusals
+  COMMAND bash ${GOLMPI_TEST_DIR}/test_rehearsal_readme.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(rehearsal_readme_refusals PROPERTIES TIMEOUT 60)
