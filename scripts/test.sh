@@ -7,9 +7,10 @@
 #   main      the build in build/ (CUDA when nvcc is found), every test but the rehearsals; ARGS
 #             go to this ctest
 #   rehearsal the rehearsals of machines (tests/rehearsal.sh: Debian roots, packages, the README
-#             on a fresh machine) in build/, in the background beside the sim and sanitize
-#             stages: most of their time is spent installing packages and copying trees, not
-#             computing, and they hold no core of their own; their output comes after them
+#             on a fresh machine) in build/, in the background from the end of main's build on,
+#             beside main's tests and the other stages, at a lower priority (nice 10): they take
+#             the cores the other tests leave idle (most of main's tests wait on MPI jobs, Slurm
+#             and timeouts) and little from the tests beside them; their output comes last
 #   sim       the CUDA backend on the simulated GPU (build-sim: -DGOLMPI_CUDA_SIM=ON, no CUDA
 #             toolkit needed; docs/GPU.md): every CUDA test, the simulator's own, its faults and
 #             the mutation tests, each under a schedule seed. GOLMPI_TEST_SIM=0 leaves it out.
@@ -44,6 +45,8 @@ summary() { python3 "$root/scripts/test_summary.py" "$results"; }
 # stage NAME FUNCTION [ARGS...]: run one stage (FUNCTION ARGS in a subshell that stops at its
 # first failing command) and record it for the summary; its tests' results are in the JUnit files
 # it wrote through run_ctest, its other failures in $findings. A stage that stops ends the script.
+# With first_step=1, FUNCTION is a first step of stage NAME, recorded only if it stops: the last
+# step records the stage.
 stage() {
   local name=$1 rc=0
   shift
@@ -62,7 +65,7 @@ stage() {
   set -e
   trap on_err ERR
   if ((rc == 0)); then
-    printf '%s\tran\n' "$name" >>"$results/stages"
+    [[ -n ${first_step:-} ]] || printf '%s\tran\n' "$name" >>"$results/stages"
     return 0
   fi
   printf '%s\tstopped: %s\n' "$name" "$(cat "$results/$name.stopped" 2>/dev/null || echo "exit $rc")" \
@@ -109,8 +112,13 @@ run_ctest() {
 quick_tests='^(unit_.*|rule|pattern|config|options_readme|deps_list_installed'
 quick_tests+='|cpu_ref_77x23_p2_dead_B3S23|cpu_restart|cpu_pattern)$'
 
-stage_main() {
+# main in two steps, the build and its tests, so that the rehearsals, which carry the build,
+# start between them
+stage_main_build() {
   build_tree build "$cuda_flag" ${GOLMPI_CMAKE_ARGS:-}
+}
+
+stage_main() {
   if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
     run_ctest quick build -R "$quick_tests" "$@"
   else
@@ -118,7 +126,9 @@ stage_main() {
   fi
 }
 
+# nice 10: a test beside it gets about ten times its share of a core it wants too
 stage_rehearsal() {
+  renice -n 10 -p "$BASHPID" >/dev/null
   run_ctest all build -L '^rehearsal$' "$@"
 }
 
@@ -176,17 +186,19 @@ stage_sanitize() {
   fi
 }
 
-stage main stage_main "$@"
-rehearsal_pid=""
+rehearsal_pid="" rehearsal_out=""
+first_step=1 stage main stage_main_build
 if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
-  left_out rehearsal "GOLMPI_TEST_QUICK=1"
+  rehearsal_out="GOLMPI_TEST_QUICK=1"
 elif [[ $(ctest --test-dir build -N -L '^rehearsal$' "$@" 2>/dev/null) != *"Total Tests: 0"* ]]; then
-  echo "==== test.sh: stage rehearsal, in the background (its output after the sanitize stage)"
+  echo "==== test.sh: stage rehearsal, in the background (its output after the other stages')"
   stage rehearsal stage_rehearsal "$@" >"$results/rehearsal.out" 2>&1 &
   rehearsal_pid=$!
 else
-  left_out rehearsal "no rehearsal among the tests asked for"
+  rehearsal_out="no rehearsal among the tests asked for"
 fi
+stage main stage_main "$@"
+[[ -z $rehearsal_out ]] || left_out rehearsal "$rehearsal_out"
 if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
   left_out sim "GOLMPI_TEST_QUICK=1"
 elif [[ ${GOLMPI_TEST_SIM:-1} == 0 ]]; then

@@ -30,10 +30,11 @@ foreach(n 1 2 3 4 sync2)
   set_tests_properties(io_clean_${n} PROPERTIES FIXTURES_SETUP io_clean_${n})
   golmpi_mpi_test(NAME io_roundtrip_${n} RANKS ${ranks}
     COMMAND $<TARGET_FILE:test_io_roundtrip> ${dir} ${mode})
-  # TIMEOUT: over twice the longest measured, 84 s (4 ranks in test.sh's sanitize stage, 2 cores,
-  # under LeakSanitizer's check at each rank's exit; under 1 s unsanitized)
+  # TIMEOUT: over twice the longest measured, 127 s (4 ranks in test.sh's sanitize stage, 2 cores,
+  # the rehearsals beside it at the same priority, under LeakSanitizer's check at each rank's exit;
+  # under 1 s unsanitized)
   set_tests_properties(io_roundtrip_${n} PROPERTIES FIXTURES_REQUIRED io_clean_${n}
-    FIXTURES_SETUP io_files_${n} TIMEOUT 240)
+    FIXTURES_SETUP io_files_${n} TIMEOUT 300)
   set(check SKIP PYTHON TIMEOUT 120 FIXTURES_REQUIRED io_clean_${n} io_files_${n})
   golmpi_test(io_check_output_${n} ${check} COMMAND ${GOLMPI_TEST_DIR}/check_output.py ${dir})
   golmpi_test(io_check_xdmf_${n} ${check} COMMAND ${GOLMPI_TEST_DIR}/check_xdmf.py ${dir})

@@ -24,8 +24,8 @@ endforeach()
 # unregistered, the quick tests, "test.sh: PASS"), then every package, command and module of
 # scripts/deps.txt found. Its Debian packages are cached under the rehearsal's cache, keyed by
 # scripts/deps.txt: a run on a filled cache has no network at all. Root only, else skipped.
-# docs/BUILD.md has the figures. scripts/test.sh runs these tests as a stage of their own, beside
-# its sim and sanitize stages.
+# docs/BUILD.md has the figures. scripts/test.sh runs these tests as a stage of their own, in the
+# background from the end of its main build on, at a lower priority than the other tests.
 add_test(NAME rehearsal_fresh_machine
   COMMAND bash ${GOLMPI_TEST_DIR}/rehearsal.sh fresh ${PROJECT_SOURCE_DIR})
 # ... and it fails where it must: on a copy of the tree whose tests/halo.cmake REQUIRES Python3 it
@@ -39,3 +39,10 @@ set_tests_properties(rehearsal_fresh_machine PROPERTIES
   SKIP_RETURN_CODE 77 TIMEOUT 3600 RESOURCE_LOCK golmpi_rehearsal LABELS rehearsal)
 set_tests_properties(rehearsal_fresh_required PROPERTIES
   SKIP_RETURN_CODE 77 TIMEOUT 900 RESOURCE_LOCK golmpi_rehearsal LABELS rehearsal)
+
+# The fresh rehearsal's README checks alone (rehearsal.sh readme, no Debian root, no root): the
+# README as it is passes; a copy that names no lighter run of scripts/test.sh, and one whose quick
+# start ends otherwise, are refused with their reason. Under a second; in the main stage.
+add_test(NAME rehearsal_readme_refusals
+  COMMAND bash ${GOLMPI_TEST_DIR}/test_rehearsal_readme.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(rehearsal_readme_refusals PROPERTIES TIMEOUT 60)

@@ -36,6 +36,8 @@
 #   tests/rehearsal.sh fresh-required SRC  the same on a copy of SRC whose tests/halo.cmake
 #                                          REQUIRES Python3: passes when it fails at the quick
 #                                          start's configure with CMake's error
+#   tests/rehearsal.sh readme SRC          the README checks of fresh alone (no root, no Debian
+#                                          root): its blocks, and the lighter run it names
 #   tests/rehearsal.sh inside|inside-fresh|inside-fresh-full SRC   (run by the above, in the
 #                                          chroot)
 #
@@ -173,16 +175,12 @@ readme_script() {
   echo "echo 'readme: examples-gun done'"
 }
 
-inside_fresh() {
-  local src=$1 t0=$SECONDS b missing quick gun user=newuser light=GOLMPI_TEST_QUICK=1 verdict
-  cd "$src"
-  export PATH=$PATH:/usr/sbin:/sbin
-  say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), $(dpkg-query -W | wc -l) packages"
-  for b in python3 gcc cmake mpirun; do
-    ! command -v "$b" >/dev/null || fail "the bare root has $b before the quick start: not bare"
-  done
-  missing=$(missing_commands base)
-  [[ -z $missing ]] || fail "a bare Debian root lacks $missing, which scripts/deps.txt lists as base"
+# readme_fresh_blocks: in the tree's root, the README's blocks the fresh rehearsal runs, in quick
+# and gun, and light, the lighter mode its last line runs in; refuses a README whose quick start
+# does not end with bash scripts/test.sh or that names no lighter run of it (the rehearsal would
+# run a mode the README never promised). rehearsal.sh readme SRC runs it alone, without a root.
+readme_fresh_blocks() {
+  light=GOLMPI_TEST_QUICK=1
   # the README's blocks as printed, the quick start whole: its last line, the whole test suite,
   # in the lighter mode the README names (most of CI's time otherwise)
   quick=$(readme_block quick-start)
@@ -192,6 +190,19 @@ inside_fresh() {
     fail "the README's quick start does not end with bash scripts/test.sh: $(tail -1 <<<"$quick")"
   grep -qF "\`$light bash scripts/test.sh\`" README.md ||
     fail "the README names no lighter run of scripts/test.sh (\`$light bash scripts/test.sh\`)"
+}
+
+inside_fresh() {
+  local src=$1 t0=$SECONDS b missing quick gun user=newuser light verdict
+  cd "$src"
+  export PATH=$PATH:/usr/sbin:/sbin
+  say "[root] $(. /etc/os-release; echo "$PRETTY_NAME"), $(dpkg-query -W | wc -l) packages"
+  for b in python3 gcc cmake mpirun; do
+    ! command -v "$b" >/dev/null || fail "the bare root has $b before the quick start: not bare"
+  done
+  missing=$(missing_commands base)
+  [[ -z $missing ]] || fail "a bare Debian root lacks $missing, which scripts/deps.txt lists as base"
+  readme_fresh_blocks
   # a new user: not root, with sudo as on a fresh cloud machine, owning a clone of the tree
   useradd -m -s /bin/bash "$user"
   echo "$user ALL=(ALL) NOPASSWD:ALL" >/etc/sudoers.d/"$user"
@@ -575,6 +586,13 @@ case $mode in
 inside) inside "$1" ;;
 inside-fresh) inside_fresh "$1" ;;
 inside-fresh-full) inside_fresh_full "$1" ;;
+readme)
+  (($# == 1)) || fail "readme needs SRC"
+  cd "$1"
+  quick="" gun="" light=""
+  readme_fresh_blocks
+  echo "PASS: README.md's quick start ends with bash scripts/test.sh and names \`$light bash scripts/test.sh\`"
+  ;;
 fresh-full)
   (($# == 1)) || fail "fresh-full needs SRC"
   if [[ $(id -u) != 0 ]]; then echo "SKIP: the rehearsal needs root (chroot, mount)"; exit 77; fi
@@ -634,5 +652,5 @@ fresh-required)
     fail "the rehearsal did not fail at scripts/run.sh's configure"
   echo "PASS: with a test-only REQUIRED Python3 the fresh rehearsal fails at run.sh's configure"
   ;;
-*) fail "unknown mode $mode (run, missing, fresh, fresh-full, fresh-required)" ;;
+*) fail "unknown mode $mode (run, missing, fresh, fresh-full, fresh-required, readme)" ;;
 esac
