@@ -1,6 +1,9 @@
 /* The output pipeline: the main thread hands a chunk's frames to one writer thread per rank,
  * which makes every HDF5 call (HDF5 1.10 is not thread-safe) on a communicator of its own, so the
- * generation loop goes on while the chunk is written (DESIGN, Output). */
+ * generation loop goes on while the chunk is written (DESIGN, Output). How a frame's rows reach
+ * the disk is io/chunk_h5.c's chunk_h5_write_frame, as io_tuning_choose (io/tuning.c) chose once:
+ * O_DIRECT pwrite into the dataset where every rank's rows are 4 MiB or more and page-aligned,
+ * else H5Dwrite through MPI-IO. */
 #include "io/output.h"
 
 #include <errno.h>
