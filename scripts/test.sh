@@ -7,10 +7,13 @@
 #   main      the build in build/ (CUDA when nvcc is found), every test but the rehearsals; ARGS
 #             go to this ctest
 #   rehearsal the rehearsals of machines (tests/rehearsal.sh: Debian roots, packages, the README
-#             on a fresh machine) in build/, in the background from the end of main's build on,
-#             beside main's tests and the other stages, at a lower priority (nice 10): they take
-#             the cores the other tests leave idle (most of main's tests wait on MPI jobs, Slurm
-#             and timeouts) and little from the tests beside them; their output comes last
+#             on a fresh machine) in build/, in the background beside the sim and sanitize
+#             stages, at a lower priority (nice 10): most of their time is spent installing
+#             packages and copying trees; their output comes after them. Not beside main's
+#             tests: there they stalled MPI cases (likely because an oversubscribed job's
+#             waiting ranks yield their cores to whatever else is runnable, niced or not):
+#             io_roundtrip_3 took 209 s, four cpu_* restart and reference cases 137-204 s,
+#             against 1-20 s
 #   sim       the CUDA backend on the simulated GPU (build-sim: -DGOLMPI_CUDA_SIM=ON, no CUDA
 #             toolkit needed; docs/GPU.md): every CUDA test, the simulator's own, its faults and
 #             the mutation tests, each under a schedule seed. GOLMPI_TEST_SIM=0 leaves it out.
@@ -45,8 +48,6 @@ summary() { python3 "$root/scripts/test_summary.py" "$results"; }
 # stage NAME FUNCTION [ARGS...]: run one stage (FUNCTION ARGS in a subshell that stops at its
 # first failing command) and record it for the summary; its tests' results are in the JUnit files
 # it wrote through run_ctest, its other failures in $findings. A stage that stops ends the script.
-# With first_step=1, FUNCTION is a first step of stage NAME, recorded only if it stops: the last
-# step records the stage.
 stage() {
   local name=$1 rc=0
   shift
@@ -65,7 +66,7 @@ stage() {
   set -e
   trap on_err ERR
   if ((rc == 0)); then
-    [[ -n ${first_step:-} ]] || printf '%s\tran\n' "$name" >>"$results/stages"
+    printf '%s\tran\n' "$name" >>"$results/stages"
     return 0
   fi
   printf '%s\tstopped: %s\n' "$name" "$(cat "$results/$name.stopped" 2>/dev/null || echo "exit $rc")" \
@@ -112,13 +113,8 @@ run_ctest() {
 quick_tests='^(unit_.*|rule|pattern|config|options_readme|deps_list_installed'
 quick_tests+='|cpu_ref_77x23_p2_dead_B3S23|cpu_restart|cpu_pattern)$'
 
-# main in two steps, the build and its tests, so that the rehearsals, which carry the build,
-# start between them
-stage_main_build() {
-  build_tree build "$cuda_flag" ${GOLMPI_CMAKE_ARGS:-}
-}
-
 stage_main() {
+  build_tree build "$cuda_flag" ${GOLMPI_CMAKE_ARGS:-}
   if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
     run_ctest quick build -R "$quick_tests" "$@"
   else
@@ -186,19 +182,17 @@ stage_sanitize() {
   fi
 }
 
-rehearsal_pid="" rehearsal_out=""
-first_step=1 stage main stage_main_build
+stage main stage_main "$@"
+rehearsal_pid=""
 if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
-  rehearsal_out="GOLMPI_TEST_QUICK=1"
+  left_out rehearsal "GOLMPI_TEST_QUICK=1"
 elif [[ $(ctest --test-dir build -N -L '^rehearsal$' "$@" 2>/dev/null) != *"Total Tests: 0"* ]]; then
-  echo "==== test.sh: stage rehearsal, in the background (its output after the other stages')"
+  echo "==== test.sh: stage rehearsal, in the background (its output after the sanitize stage)"
   stage rehearsal stage_rehearsal "$@" >"$results/rehearsal.out" 2>&1 &
   rehearsal_pid=$!
 else
-  rehearsal_out="no rehearsal among the tests asked for"
+  left_out rehearsal "no rehearsal among the tests asked for"
 fi
-stage main stage_main "$@"
-[[ -z $rehearsal_out ]] || left_out rehearsal "$rehearsal_out"
 if [[ ${GOLMPI_TEST_QUICK:-0} == 1 ]]; then
   left_out sim "GOLMPI_TEST_QUICK=1"
 elif [[ ${GOLMPI_TEST_SIM:-1} == 0 ]]; then

@@ -25,7 +25,7 @@ endforeach()
 # scripts/deps.txt found. Its Debian packages are cached under the rehearsal's cache, keyed by
 # scripts/deps.txt: a run on a filled cache has no network at all. Root only, else skipped.
 # docs/BUILD.md has the figures. scripts/test.sh runs these tests as a stage of their own, in the
-# background from the end of its main build on, at a lower priority than the other tests.
+# background beside its sim and sanitize stages, at a lower priority than their tests.
 add_test(NAME rehearsal_fresh_machine
   COMMAND bash ${GOLMPI_TEST_DIR}/rehearsal.sh fresh ${PROJECT_SOURCE_DIR})
 # ... and it fails where it must: on a copy of the tree whose tests/halo.cmake REQUIRES Python3 it
