@@ -269,9 +269,8 @@ cache_dir() { echo "${GOLMPI_REHEARSAL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go
 
 # debian_root [PKG...]: the path of the cached minimal Debian root with these packages, built once
 # per package list. Its dpkg unpacks without fsync (force-unsafe-io, as Debian's container images
-# are set): a rehearsal root is thrown away, and an fsync for each file of its 600 packages likely
-# stalls the tests beside a cold rehearsal (in one CI run, MPI cases that fsync their chunk files
-# took 140-200 s instead of 1-3 s); what the README's commands do is unchanged.
+# are set): a rehearsal root is thrown away, so the files of its 600 packages need not each reach
+# the disk, which the stages beside it write to; what the README's commands do is unchanged.
 debian_root() {
   local cache key dir tmp include=()
   cache=$(cache_dir)
