@@ -18,6 +18,11 @@
  *       golmpi rows closest (the smallest largest error), searched on a grid, lone_cpi held at
  *       its built-in value; exits 1 when the constants built into cuda/shape_model.c are not
  *       that fit.
+ *   --lone-cpi X, --alu-ipc Y, --pass-us Z (with any of the above): what-ifs, those constants
+ *       instead of the built-in ones. lone_cpi is the one a size curve at one depth cannot fix:
+ *       `--fit CURVE --lone-cpi X` fits alu_ipc and pass_s at X (exit 0: nothing built in is
+ *       compared), and `--check` or `--pick-check` with all three shows what that fit predicts
+ *       (docs/PERFORMANCE.md, "What the kept-aside shapes say about the constants").
  *   golmpi-model --pick-check SHAPES.tsv [--bound PCT]
  *       Each shape's measured rate at several sizes (bench/data/...): at every size, the shape
  *       the model alone takes must run within PCT (15) percent of the fastest measured. */
@@ -34,6 +39,7 @@ typedef struct model_args {
     int64_t width, height;
     int depth, ranks, verbose;
     double bound, peer_bound;
+    double lone_cpi, alu_ipc, pass_us; /* what-ifs: 0, the built-in value */
 } model_args;
 
 static int usage(const char *why) {
@@ -44,7 +50,8 @@ static int usage(const char *why) {
             "[,ALU_STEP] --width W --height H\n"
             "       golmpi-model --check CURVE.tsv [--bound PCT] [--peer-bound PCT]\n"
             "       golmpi-model --fit CURVE.tsv\n"
-            "       golmpi-model --pick-check SHAPES.tsv [--bound PCT]\n",
+            "       golmpi-model --pick-check SHAPES.tsv [--bound PCT]\n"
+            "       any of them with --lone-cpi X --alu-ipc Y --pass-us Z: what-if constants\n",
             why);
     return 2;
 }
@@ -121,6 +128,16 @@ static int read_curve(const char *path, curve_row *rows) {
     return n ? n : -1;
 }
 
+/* The constants of the GPU called key, with the what-ifs of the command line: 1, or 0 for a GPU
+ * the model does not know. */
+static int gpu_constants(const model_args *a, const char *key, shape_model_gpu *gpu) {
+    if (!shape_model_gpu_by_key(key, gpu)) return 0;
+    if (a->lone_cpi > 0) gpu->lone_cpi = a->lone_cpi;
+    if (a->alu_ipc > 0) gpu->alu_ipc = a->alu_ipc;
+    if (a->pass_us > 0) gpu->pass_s = a->pass_us * 1e-6;
+    return 1;
+}
+
 /* A row's predicted rate on gpu: 1, or 0 for a bad foreign launch or an unknown kind. */
 static int predict_row(const model_args *a, const shape_model_gpu *gpu, const curve_row *r,
                        double *rate) {
@@ -147,7 +164,7 @@ static int check_curve(const model_args *a) {
         const curve_row *r = &rows[i];
         shape_model_gpu gpu;
         double rate = 0;
-        if (!shape_model_gpu_by_key(r->gpu, &gpu))
+        if (!gpu_constants(a, r->gpu, &gpu))
             return fprintf(stderr, "golmpi-model: unknown gpu %s in %s\n", r->gpu, a->check), 2;
         if (!predict_row(a, &gpu, r, &rate))
             return fprintf(stderr, "golmpi-model: bad row '%s %s %s' in %s\n", r->kind, r->edges,
@@ -181,7 +198,7 @@ static int check_picks(const model_args *a) {
                       rows[j].depth == rows[i].depth && !strcmp(rows[j].edges, rows[i].edges));
         shape_model_gpu gpu;
         if (!first) continue;
-        if (!shape_model_gpu_by_key(rows[i].gpu, &gpu))
+        if (!gpu_constants(a, rows[i].gpu, &gpu))
             return fprintf(stderr, "golmpi-model: unknown gpu %s\n", rows[i].gpu), 2;
         double measured[GOL_SHAPE_COUNT] = {0}, gen_s[GOL_SHAPE_COUNT];
         for (int j = i; j < n; j++) {
@@ -234,9 +251,9 @@ static double fit_error(const model_args *a, const curve_row *rows, int n,
 
 /* --fit: the constants of the first GPU of the curve that make its golmpi rows closest, against
  * those built in. lone_cpi is not searched: a size curve at one depth cannot tell a lone warp's
- * latency from a pass's fixed cost (on the H200's curve any lone_cpi from 1.0 to 1.9 fits within
- * 5%, pass_s moving from 21.5 to 17 us), so it stays the value fitted where depths 2 to 64 were
- * measured too (docs/PERFORMANCE.md). */
+ * latency from a pass's fixed cost (on the H200's curve lone_cpi 1.73 to 2.8 fits within 4-12%,
+ * pass_s moving from 19.5 to 7 us), so it stays the built-in value (cuda/shape_model.c says why
+ * that one), unless --lone-cpi asks what the fit is at another. */
 static int fit_curve(const model_args *a) {
     static curve_row rows[CURVE_MAX];
     const int n = read_curve(a->fit, rows);
@@ -245,6 +262,7 @@ static int fit_curve(const model_args *a) {
     if (!shape_model_gpu_by_key(rows[0].gpu, &built))
         return fprintf(stderr, "golmpi-model: unknown gpu %s in %s\n", rows[0].gpu, a->fit), 2;
     g = best = built;
+    if (a->lone_cpi > 0) g.lone_cpi = a->lone_cpi;
     double best_err = INFINITY;
     for (int q = 20; q <= 100; q++)
         for (int p = 0; p <= 80; p++) {
@@ -253,10 +271,11 @@ static int fit_curve(const model_args *a) {
             const double err = fit_error(a, rows, n, &g);
             if (err < best_err) best_err = err, best = g;
         }
-    const double built_err = fit_error(a, rows, n, &built);
     printf("fit (%s, golmpi rows of %s): lone_cpi %.2f alu_ipc %.2f pass_s %.1f us: largest error "
            "%.1f%%\n",
            best.key, a->fit, best.lone_cpi, best.alu_ipc, best.pass_s * 1e6, best_err * 100);
+    if (a->lone_cpi > 0) return 0; /* a what-if: nothing built in to compare */
+    const double built_err = fit_error(a, rows, n, &built);
     printf("built in: lone_cpi %.2f alu_ipc %.2f pass_s %.1f us: largest error %.1f%%\n",
            built.lone_cpi, built.alu_ipc, built.pass_s * 1e6, built_err * 100);
     const int same = fabs(best.alu_ipc - built.alu_ipc) < FIT_STEP_IPC / 2 &&
@@ -295,6 +314,12 @@ static int parse(int argc, char **argv, model_args *a) {
             a->bound = atof(v);
         else if (strcmp(o, "--peer-bound") == 0)
             a->peer_bound = atof(v);
+        else if (strcmp(o, "--lone-cpi") == 0 || strcmp(o, "--alu-ipc") == 0 ||
+                 strcmp(o, "--pass-us") == 0) {
+            const double x = atof(v);
+            if (!(x > 0 && x < 100)) return usage("a constant is a positive number below 100");
+            *(o[2] == 'l' ? &a->lone_cpi : o[2] == 'a' ? &a->alu_ipc : &a->pass_us) = x;
+        }
         else if (!parse_i64(v, &n))
             return usage("a size, depth or rank count is not a positive integer");
         else if (strcmp(o, "--width") == 0)
@@ -326,7 +351,7 @@ int main(int argc, char **argv) {
     if (a.fit) return fit_curve(&a);
     if (a.pick_check) return check_picks(&a);
     shape_model_gpu gpu;
-    if (!a.gpu || !shape_model_gpu_by_key(a.gpu, &gpu)) return usage("--gpu h200|h100");
+    if (!a.gpu || !gpu_constants(&a, a.gpu, &gpu)) return usage("--gpu h200|h100");
     if (!a.width || !a.height) return usage("--width and --height are needed");
     if (a.foreign) {
         double rate;
