@@ -15,8 +15,14 @@
 # timing leaves it out. Steps: about TARGET_CELLS cell updates a run (a multiple of 16). Every run
 # of a row starts from the same random grid and ends at the same generation, so their final
 # populations must agree: the last column says so, or names the runs that differ.
-# Prints a Markdown table; OUT (a directory) keeps each run's JSON and log.
-#   env: SIZES, SHAPES, TARGET_CELLS (1e13), HALO (nccl), MPIEXEC (mpiexec), PEER_CMD, OUT
+# Prints a Markdown table; OUT (a directory) keeps each run's JSON and log. ARGS: more golmpi
+# options for every golmpi run, the previous build's too (`--halo-depth 8`, `--no-graphs`: the
+# same shapes at another pass count or enqueued from the host, which tell a pass's fixed cost from
+# a warp's pace). TSV (a file): each shape's rate also as a row of bench/data's format, `gpu kind
+# width height depth edges rate`, for `golmpi-model --check TSV` and `--fit TSV` (gpu: GPU_KEY, or
+# h200/h100 from nvidia-smi's name; depth: the run's own, from --stats).
+#   env: SIZES, SHAPES, TARGET_CELLS (1e13), HALO (nccl), MPIEXEC (mpiexec), PEER_CMD, OUT, ARGS,
+#        TSV, GPU_KEY
 set -euo pipefail
 bin=$(realpath "${1:?usage: bench/gpu_shapes.sh BIN [PREV_BIN]}")
 prev=${2:+$(realpath "$2")}
@@ -26,6 +32,14 @@ TARGET_CELLS=${TARGET_CELLS:-1e13}
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 mpiexec=("${MPIEXEC:-mpiexec}" -n 1)
+read -r -a extra <<<"${ARGS:-}"
+if [[ -n ${TSV:-} ]]; then
+  gpu_key=${GPU_KEY:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 |
+    sed -n 's/.*\(H200\|H100\).*/\1/p' | tr 'A-Z' 'a-z')}
+  [[ -n $gpu_key ]] || { echo "gpu_shapes.sh: TSV needs GPU_KEY (h200 or h100): no such GPU found" >&2; exit 2; }
+  printf '# bench/gpu_shapes.sh %s, %s UTC, ARGS="%s"\n# gpu kind width height depth edges rate\n' \
+    "$bin" "$(date -u '+%Y-%m-%d %H:%M')" "${ARGS:-}" >"$TSV"
+fi
 [[ $(id -u) == 0 ]] && mpiexec=("${MPIEXEC:-mpiexec}" --allow-run-as-root -n 1)
 
 # golmpi_rate NAME BIN W H STEPS ARGS...: the compute rate, or "failed" (the log says why)
@@ -33,7 +47,8 @@ golmpi_rate() {
   local name=$1 b=$2 w=$3 h=$4 steps=$5
   shift 5
   if "${mpiexec[@]}" "$b" --width "$w" --height "$h" --steps "$steps" --boundary dead \
-      --halo "${HALO:-nccl}" --no-output --quiet --stats "$OUT/$name.json" "$@" >"$OUT/$name.log" 2>&1; then
+      --halo "${HALO:-nccl}" --no-output --quiet --stats "$OUT/$name.json" "${extra[@]}" "$@" \
+      >"$OUT/$name.log" 2>&1; then
     python3 -c 'import json,sys; print("%.3e" % json.load(open(sys.argv[1]))["compute_cell_updates_per_s"])' \
       "$OUT/$name.json"
   else
@@ -61,6 +76,10 @@ for size in $SIZES; do
     r=$(golmpi_rate "$s-$size" "$bin" "$w" "$h" "$steps" --kernel "$s")
     row+=" $r |"
     [[ $r != failed ]] && best=$(python3 -c "print(max(float('$best'), float('$r')))")
+    if [[ -n ${TSV:-} && $r != failed ]]; then
+      depth=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["halo_depth"])' "$OUT/$s-$size.json")
+      echo "$gpu_key $s $w $h $depth dead $r" >>"$TSV"
+    fi
   done
   if [[ -n ${PEER_CMD:-} ]]; then
     peer=$($PEER_CMD "$w" "$h" "$steps" 2>&1 | tee "$OUT/peer-$size.log" |

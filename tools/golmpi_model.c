@@ -17,7 +17,8 @@
  *       The calibration itself: the GPU constants (alu_ipc, pass_s) that bring the curve's
  *       golmpi rows closest (the smallest largest error), searched on a grid, lone_cpi held at
  *       its built-in value; exits 1 when the constants built into cuda/shape_model.c are not
- *       that fit.
+ *       that fit. --fit-lone: lone_cpi searched too, on every shape's rows (a file of several
+ *       shapes or depths, as bench/gpu_shapes.sh's TSV writes); exit 0, nothing compared.
  *   --lone-cpi X, --alu-ipc Y, --pass-us Z (with any of the above): what-ifs, those constants
  *       instead of the built-in ones. lone_cpi is the one a size curve at one depth cannot fix:
  *       `--fit CURVE --lone-cpi X` fits alu_ipc and pass_s at X (exit 0: nothing built in is
@@ -37,7 +38,7 @@
 typedef struct model_args {
     const char *gpu, *kernel, *boundary, *rule, *foreign, *check, *fit, *pick_check;
     int64_t width, height;
-    int depth, ranks, verbose;
+    int depth, ranks, verbose, fit_lone;
     double bound, peer_bound;
     double lone_cpi, alu_ipc, pass_us; /* what-ifs: 0, the built-in value */
 } model_args;
@@ -49,7 +50,7 @@ static int usage(const char *why) {
             "       golmpi-model --gpu G --foreign WARPS,WARPS_BLOCK,REGS,INSTS_STEP,STEPS,GENS"
             "[,ALU_STEP] --width W --height H\n"
             "       golmpi-model --check CURVE.tsv [--bound PCT] [--peer-bound PCT]\n"
-            "       golmpi-model --fit CURVE.tsv\n"
+            "       golmpi-model --fit CURVE.tsv [--fit-lone]\n"
             "       golmpi-model --pick-check SHAPES.tsv [--bound PCT]\n"
             "       any of them with --lone-cpi X --alu-ipc Y --pass-us Z: what-if constants\n",
             why);
@@ -231,13 +232,16 @@ static int check_picks(const model_args *a) {
     return bad ? 1 : 0;
 }
 
-/* The largest |error| (a fraction) of the golmpi rows of gpu's key with these constants. */
+/* The largest |error| (a fraction) of the golmpi rows of gpu's key with these constants: the
+ * baseline shape's (kind golmpi or baseline), every shape's with --fit-lone. */
 static double fit_error(const model_args *a, const curve_row *rows, int n,
                         const shape_model_gpu *gpu) {
     double worst = 0;
     for (int i = 0; i < n; i++) {
         double rate;
-        if (strcmp(rows[i].kind, "golmpi") || strcmp(rows[i].gpu, gpu->key)) continue;
+        const int baseline = !strcmp(rows[i].kind, "golmpi") || !strcmp(rows[i].kind, "baseline");
+        const int shape = baseline || (a->fit_lone && gol_shape_find(rows[i].kind) >= 0);
+        if (!shape || strcmp(rows[i].gpu, gpu->key)) continue;
         predict_row(a, gpu, &rows[i], &rate);
         worst = fmax(worst, fabs(rate - rows[i].measured) / rows[i].measured);
     }
@@ -248,12 +252,30 @@ static double fit_error(const model_args *a, const curve_row *rows, int n,
  * fine enough that the built constants (two decimals, half microseconds) are points of it. */
 #define FIT_STEP_IPC 0.01
 #define FIT_STEP_PASS 0.5e-6
+#define FIT_STEP_LONE 0.1 /* --fit-lone: lone_cpi 1.0-4.0 */
+
+/* The alu_ipc and pass_s of the grid that bring the rows closest, at g's lone_cpi: g is set to
+ * them; returns that fit's largest error. */
+static double fit_at(const model_args *a, const curve_row *rows, int n, shape_model_gpu *g) {
+    shape_model_gpu t = *g;
+    double best_err = INFINITY;
+    for (int q = 20; q <= 100; q++)
+        for (int p = 0; p <= 80; p++) {
+            t.alu_ipc = q * FIT_STEP_IPC;
+            t.pass_s = p * FIT_STEP_PASS;
+            const double err = fit_error(a, rows, n, &t);
+            if (err < best_err) best_err = err, *g = t;
+        }
+    return best_err;
+}
 
 /* --fit: the constants of the first GPU of the curve that make its golmpi rows closest, against
  * those built in. lone_cpi is not searched: a size curve at one depth cannot tell a lone warp's
  * latency from a pass's fixed cost (on the H200's curve lone_cpi 1.73 to 2.8 fits within 4-12%,
  * pass_s moving from 19.5 to 7 us), so it stays the built-in value (cuda/shape_model.c says why
- * that one), unless --lone-cpi asks what the fit is at another. */
+ * that one), unless --lone-cpi asks what the fit is at another, or --fit-lone searches it too on
+ * every shape's rows: a file with several shapes or depths (bench/gpu_shapes.sh's TSV) has
+ * passes of several lengths, which set the two apart. */
 static int fit_curve(const model_args *a) {
     static curve_row rows[CURVE_MAX];
     const int n = read_curve(a->fit, rows);
@@ -264,17 +286,17 @@ static int fit_curve(const model_args *a) {
     g = best = built;
     if (a->lone_cpi > 0) g.lone_cpi = a->lone_cpi;
     double best_err = INFINITY;
-    for (int q = 20; q <= 100; q++)
-        for (int p = 0; p <= 80; p++) {
-            g.alu_ipc = q * FIT_STEP_IPC;
-            g.pass_s = p * FIT_STEP_PASS;
-            const double err = fit_error(a, rows, n, &g);
-            if (err < best_err) best_err = err, best = g;
-        }
-    printf("fit (%s, golmpi rows of %s): lone_cpi %.2f alu_ipc %.2f pass_s %.1f us: largest error "
+    const int lone_steps = a->fit_lone ? 30 : 0;
+    for (int l = 0; l <= lone_steps; l++) {
+        if (a->fit_lone) g.lone_cpi = 1.0 + l * FIT_STEP_LONE;
+        const double err = fit_at(a, rows, n, &g);
+        if (err < best_err) best_err = err, best = g;
+    }
+    printf("fit (%s, %s rows of %s): lone_cpi %.2f alu_ipc %.2f pass_s %.1f us: largest error "
            "%.1f%%\n",
-           best.key, a->fit, best.lone_cpi, best.alu_ipc, best.pass_s * 1e6, best_err * 100);
-    if (a->lone_cpi > 0) return 0; /* a what-if: nothing built in to compare */
+           best.key, a->fit_lone ? "every shape's" : "golmpi", a->fit, best.lone_cpi, best.alu_ipc,
+           best.pass_s * 1e6, best_err * 100);
+    if (a->lone_cpi > 0 || a->fit_lone) return 0; /* a what-if: nothing built in to compare */
     const double built_err = fit_error(a, rows, n, &built);
     printf("built in: lone_cpi %.2f alu_ipc %.2f pass_s %.1f us: largest error %.1f%%\n",
            built.lone_cpi, built.alu_ipc, built.pass_s * 1e6, built_err * 100);
@@ -287,8 +309,8 @@ static int fit_curve(const model_args *a) {
 static int parse(int argc, char **argv, model_args *a) {
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(o, "--verbose") == 0) {
-            a->verbose = 1;
+        if (strcmp(o, "--verbose") == 0 || strcmp(o, "--fit-lone") == 0) {
+            *(o[2] == 'v' ? &a->verbose : &a->fit_lone) = 1;
             continue;
         }
         if (!v) return usage("an option without its value");
