@@ -8,7 +8,8 @@
 #
 #   --build DIR    the build tree (default: $GOLMPI_BUILD, else ./build beside scripts/); it may have
 #                  been built elsewhere and copied here: the paths in its ctest files are rewritten
-#   --parts LIST   comma-separated subset of: env,ctest,frames,nccl_multi,bench,sanitize (default all)
+#   --parts LIST   comma-separated subset of: env,ctest,frames,nccl_multi,bench,sanitize,shapes
+#                  (default all but shapes)
 #   --dry-run      print the command of every part and run none (no GPU needed)
 #   --keep         keep the work directory (logs, bench output) and say where it is
 #
@@ -27,10 +28,17 @@
 #               GPU under MPS), then cell updates/s at 16384^2 and 65536^2 (BENCH_SIZES), rated
 #               against the bounds measured above
 #   sanitize    compute-sanitizer memcheck, racecheck and synccheck on small runs
+#   shapes      bench/gpu_shapes.sh at SHAPES_SIZES, at the default depth and at depth 8 (passes of
+#               another length, which set a warp's pace and a pass's fixed cost apart): every
+#               kernel shape, beside GPU_CHECK_PREV (a previous build's golmpi) and GPU_CHECK_PEER
+#               (a peer's command, gpu_shapes.sh's PEER_CMD) when given; the rates also as rows of
+#               bench/data's format (shape_rates.tsv, kept with --keep), with golmpi-model's check
+#               of them and its fit of all its constants on them (`--fit-lone`)
 #
 # Environment: MPIEXEC (launcher; default mpiexec, else mpirun, on PATH), GOLMPI_PYTHON (a python3
 # with h5py and numpy; default the first of python3 on PATH and /usr/bin/python3 that has them),
-# COMPUTE_SANITIZER, BENCH_SIZES ("16384 65536"), BENCH_TARGET (s per timed run, 1.5), JOBS (the
+# COMPUTE_SANITIZER, BENCH_SIZES ("16384 65536"), BENCH_TARGET (s per timed run, 1.5), SHAPES_SIZES
+# ("4096 8192 16384 16384x1024"), SHAPES_CELLS (cell updates a run, 3e12), JOBS (the
 # cores, at most 16); GPU_CHECK_NCCL (a directory holding the libnccl.so.2 golmpi is to load, or
 # whose lib/ does: put first on LD_LIBRARY_PATH, which golmpi's RUNPATH yields to; an NCCL 2.30 or
 # later there runs nccl_multi); GPU_CHECK_BUDGET (540 s: the bound of the whole run, which the parts' limits
@@ -49,7 +57,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ARGS_TEXT=$(printf '%q ' "$@")
 src=$(dirname "$here")
 
-ALL_PARTS=(env ctest frames nccl_multi bench sanitize)
+ALL_PARTS=(env ctest frames nccl_multi bench sanitize shapes)
+DEFAULT_PARTS=(env ctest frames nccl_multi bench sanitize)
 declare -A LIMIT=() WORK=()
 # seconds: the whole run; golmpi's probe; the bounds tool; set-up and the report; a part's kill
 BUDGET=${GPU_CHECK_BUDGET:-540} PROBE_S=${GPU_CHECK_PROBE_S:-30} BOUNDS_S=20 SETUP_S=10 KILL_S=5
@@ -73,7 +82,7 @@ while (($#)); do
   esac
   shift
 done
-PARTS=("${ALL_PARTS[@]}")
+PARTS=("${DEFAULT_PARTS[@]}")
 if [[ -n $parts_arg ]]; then
   IFS=, read -ra PARTS <<<"$parts_arg"
   for p in "${PARTS[@]}"; do
@@ -495,6 +504,44 @@ part_bench() {
   return "$rc"
 }
 
+# Two rounds of gpu_shapes.sh (the default depth, then --halo-depth 8), their rows in one file, and
+# what the model makes of them.
+part_shapes() {
+  local rc=0 round depth_args tsv=$work/shapes/shape_rates.tsv t0=$SECONDS
+  local model=$build/tools/golmpi-model
+  local cmd=(env MPIEXEC="$MPIEXEC" SIZES="$SHAPES_SIZES" TARGET_CELLS="$SHAPES_CELLS"
+             PEER_CMD="${GPU_CHECK_PEER:-}" GPU_KEY="${GPU_KEY:-}")
+  if ((dry)); then
+    printf '%q ' "${cmd[@]}" OUT="$work/shapes/16" TSV="$tsv.16" bash "$src/bench/gpu_shapes.sh" \
+      "$golmpi" ${GPU_CHECK_PREV:+"$GPU_CHECK_PREV"} >&2
+    echo "(and ARGS='--halo-depth 8'); $model --check $tsv; $model --fit $tsv --fit-lone" >&2
+    return 0
+  fi
+  mkdir -p "$work/shapes"
+  echo "\`bench/gpu_shapes.sh\` at $SHAPES_SIZES, one rank, dead edges, about $SHAPES_CELLS cell"
+  echo "updates a run${GPU_CHECK_PREV:+, beside $GPU_CHECK_PREV}${GPU_CHECK_PEER:+ and the peer}:"
+  for round in 16 8; do
+    depth_args=""
+    ((round == 8)) && depth_args="--halo-depth 8"
+    echo
+    echo "Halo depth ${depth_args:+8}${depth_args:-the default}:"
+    echo
+    timeout -k 5 $((LIMIT[shapes] * (round == 16 ? 1 : 2) / 2 - (SECONDS - t0))) \
+      "${cmd[@]}" OUT="$work/shapes/$round" TSV="$tsv.$round" ARGS="$depth_args" \
+      bash "$src/bench/gpu_shapes.sh" "$golmpi" ${GPU_CHECK_PREV:+"$GPU_CHECK_PREV"} 2>&1 || rc=$?
+  done
+  { cat "$tsv.16"; grep -v '^#' "$tsv.8"; } >"$tsv" 2>/dev/null
+  echo
+  echo "The model against these rates (\`golmpi-model --check\`), and its constants fitted on them:"
+  echo
+  echo '```'
+  "$model" --check "$tsv" --bound 100 2>&1
+  "$model" --fit "$tsv" --fit-lone 2>&1
+  echo '```'
+  ((rc == 124)) && echo "Stopped at the part's ${LIMIT[shapes]} s limit."
+  return "$rc"
+}
+
 find_sanitizer() {
   local d
   SAN=${COMPUTE_SANITIZER:-}
@@ -575,7 +622,7 @@ mps_stop() {
 declare -A TITLE=([env]="Machine and libraries" [ctest]="GPU ctest cases"
   [frames]="Frames identical to the reference: NCCL on 1 rank, MPI halo on 1-4 ranks"
   [nccl_multi]="NCCL with 2-4 ranks on one GPU" [bench]="Benchmark (bench/gpu_bench.sh)"
-  [sanitize]="compute-sanitizer")
+  [sanitize]="compute-sanitizer" [shapes]="Kernel shapes (bench/gpu_shapes.sh) and the model")
 SUMMARY=() FAILED=()
 
 run_part() {
@@ -645,6 +692,11 @@ estimate_work() {
   # compute-sanitizer's start-up and racecheck's instrumentation of 40 small generations: 20 s a
   # case, 3 at a time
   WORK[sanitize]=$(($(waves "$(wc -l <"$work/sanitize.cases")" 3) * 20))
+  # gpu_shapes.sh, two rounds: each size, every shape and the previous build, 3 s of start-up and
+  # SHAPES_CELLS cell updates at about 5e12 a second (the H200's smallest sizes)
+  WORK[shapes]=$(awk -v n="$(wc -w <<<"$SHAPES_SIZES")" -v c="$SHAPES_CELLS" -v shapes="$(
+    "$golmpi" --help | sed -n 's/.*kernel.s shape: auto | \(.*\)/\1/p' | tr -d '|' | wc -w)" \
+    'BEGIN { printf "%d\n", 2 * n * (shapes + 1) * (3 + c / 5e12) + 0.999 }')
   # gpu_bench.sh, each size: 12 runs (calibration, 11 timed) of BENCH_TARGET s and 3 s of start-up
   # (MPI, CUDA, the random start of up to 65536^2), and 6 FRAMES + 3 frames written at 1 GB/s
   # (u8 up to 16384^2, packed above); its table: a row a size, 2 slabs and 4 shared rows, each a
@@ -742,6 +794,7 @@ PY
 
 JOBS=${JOBS:-$(($(nproc) < 16 ? $(nproc) : 16))} BENCH_SIZES=${BENCH_SIZES:-"16384 65536"}
 BENCH_TARGET=${BENCH_TARGET:-1.5} BENCH_FRAMES=4 NCCL_PROBE_S=20
+SHAPES_SIZES=${SHAPES_SIZES:-"4096 8192 16384 16384x1024"} SHAPES_CELLS=${SHAPES_CELLS:-3e12}
 BOUNDS_TOOL=$build/tools/golmpi-bounds
 PROBLEMS=()
 check_prerequisites
