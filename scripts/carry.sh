@@ -12,6 +12,13 @@
 #       there. The C library stays behind (the target has its own), and so do libraries no Debian
 #       package owns (CUDA, NCCL under /usr/local or in a pip wheel): the target brings those.
 #       --exclude PKG leaves a package out (one the target is known to have).
+#       Every package goes by an exact version: the one installed here, or where the registry no
+#       longer has it (an update or rebuild since), the one apt would fetch (its candidate).
+#       With CARRY_DEB_CACHE=CACHE (a directory), a .deb already in CACHE for that name and
+#       version, whose SHA256 is the one apt's index lists, is copied from there, not downloaded;
+#       what is downloaded is added (under a temporary name, then renamed), replacing other
+#       versions of its package. A second download with every package cached reads nothing from
+#       the network.
 #   scripts/carry.sh list BINARY... [--exclude PKG]...
 #       print what download would fetch, and why, fetching nothing
 #   scripts/carry.sh install DIR [ROOT]
@@ -131,37 +138,88 @@ resolve() {
 }
 
 download() {
-  local dir=$1 pkg ver deb n=0 want=() apt=(apt-get download -q)
+  local dir=$1 cache=${CARRY_DEB_CACHE:-} pkg ver cand deb w hit name n=0 hits=0 want=() fetch=()
+  local apt=(apt-get download -q)
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
   rm -f "$dir"/*.deb "$dir/MANIFEST"
+  if [[ -n $cache ]]; then
+    mkdir -p "$cache"
+    cache=$(cd "$cache" && pwd)
+  fi
   # as root, apt fetches as _apt, who cannot write just any directory
   [[ $(id -u) == 0 ]] && apt+=(-o APT::Sandbox::User=root)
   local pkgs
   pkgs=$(printf '%s\n' "${!PKG_WHY[@]}" | sort)
-  declare -A fetchable=()
+  declare -A fetchable=() candidate=() sums=() from_cache=()
   # shellcheck disable=SC2086  # a list of names
   while read -r pkg ver; do fetchable[$pkg=$ver]=1; done < <(apt-cache madison $pkgs |
     awk -F' *[|] *' '$3 !~ /Sources/ { print $1, $2 }')
+  # shellcheck disable=SC2086
+  while read -r pkg ver; do candidate[$pkg]=$ver; done < <(apt-cache policy $pkgs |
+    awk '/^[^ ].*:$/ { p = substr($0, 1, length($0) - 1) } $1 == "Candidate:" { print p, $2 }')
   for pkg in $pkgs; do
     ver=$(dpkg-query -W -f='${Version}' "$pkg")
-    # the version this build runs with; where the registry no longer has it, its current one
-    if [[ -n ${fetchable[$pkg=$ver]:-} ]]; then
-      want+=("$pkg=$ver")
+    # the version this build runs with; where the registry no longer has it, the version apt
+    # fetches for the bare name (its candidate). The registry keeps only the newest build of a
+    # package in each suite, so a security or point-release update (1.20.1-2+deb12u3 to +deb12u5)
+    # or a rebuild (1.47.0-2 to 1.47.0-2+b2) since this machine installed it leaves the installed
+    # version nowhere to fetch. Naming the candidate's version keeps every package at an exact
+    # version, which is what the cache is looked up by.
+    if [[ -z ${fetchable[$pkg=$ver]:-} ]]; then
+      cand=${candidate[$pkg]:-}
+      [[ -n ${fetchable[$pkg=$cand]:-} ]] ||
+        die "$pkg: neither its version here ($ver) nor a candidate (${cand:-none}) is in the registry"
+      say "$pkg $ver is not in the registry any more: carrying its candidate $cand"
+      ver=$cand
+    fi
+    want+=("$pkg=$ver")
+  done
+  if [[ -n $cache ]]; then
+    # the SHA256 of each wanted .deb, from the registry's index apt keeps here (no network): a
+    # cached file counts only when it is the very file apt would fetch
+    while read -r w hit; do sums["$w $hit"]=1; done < <(apt-cache show "${want[@]}" |
+      awk '$1 == "Package:" { p = $2 } $1 == "Version:" { v = $2 } $1 == "SHA256:" { print p "=" v, $2 }')
+  fi
+  for w in "${want[@]}"; do
+    pkg=${w%%=*} ver=${w#*=} hit=""
+    if [[ -n $cache ]]; then
+      # apt's own file name: PKG_VERSION_ARCH.deb, the epoch's colon written %3a
+      for deb in "$cache/${pkg}_${ver//:/%3a}_"*.deb; do
+        [[ -f $deb && -n ${sums["$w $(sha256sum <"$deb" | cut -d' ' -f1)"]:-} ]] || continue
+        hit=$deb
+        break
+      done
+    fi
+    if [[ -n $hit ]]; then
+      cp "$hit" "$dir/"
+      from_cache[${hit##*/}]=1
+      hits=$((hits + 1))
     else
-      say "$pkg $ver is not in the registry any more: carrying its current version"
-      want+=("$pkg")
+      fetch+=("$w")
     fi
   done
-  (cd "$dir" && "${apt[@]}" "${want[@]}" >/dev/null) || die "apt-get download failed (see above)"
+  if ((${#fetch[@]})); then
+    (cd "$dir" && "${apt[@]}" "${fetch[@]}" >/dev/null) || die "apt-get download failed (see above)"
+  fi
   for deb in "$dir"/*.deb; do
+    name=${deb##*/}
     pkg=$(dpkg-deb -f "$deb" Package)
-    printf '%s\t%s\t%s\t%s\n' "$pkg" "$(dpkg-deb -f "$deb" Version)" "$(basename "$deb")" \
+    printf '%s\t%s\t%s\t%s\n' "$pkg" "$(dpkg-deb -f "$deb" Version)" "$name" \
       "${PKG_WHY[$pkg]}" >>"$dir/MANIFEST"
     n=$((n + 1))
+    if [[ -n $cache && -z ${from_cache[$name]:-} ]]; then
+      # into the cache under a name no lookup matches, then renamed: a run stopped while copying
+      # leaves no partial file under the name of a package; and one version per package is kept
+      cp "$deb" "$cache/.$name.part.$$"
+      mv -f "$cache/.$name.part.$$" "$cache/$name"
+      for hit in "$cache/${pkg}_"*.deb; do [[ $hit == "$cache/$name" ]] || rm -f "$hit"; done
+    fi
   done
   cp "$me" "$dir/carry.sh"
-  say "$n packages, $(du -sh "$dir" | cut -f1), in $dir (MANIFEST lists them and why)"
+  local whence=""
+  [[ -z $cache ]] || whence="; $hits from the cache $cache, $((n - hits)) from the registry"
+  say "$n packages, $(du -sh "$dir" | cut -f1), in $dir (MANIFEST lists them and why)$whence"
 }
 
 # Install side ---------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 # leaves one package out and passes only when the rehearsal fails naming the missing library.
 # Root only (chroot, mounts), else skipped. Cold (mmdebstrap, pip wheels into the cache of
 # GOLMPI_REHEARSAL_CACHE or ~/.cache/golmpi/rehearsal): about 2 minutes; cached: about 30 s each.
-# The two share the cache and the registry: one at a time.
+# The carried packages come from the cache's carry-debs-KEY where it holds them (scripts/carry.sh's
+# CARRY_DEB_CACHE), the rest from the registry into it. They share the cache: one at a time.
 foreach(mode run missing)
   set(name rehearsal_bare_machine)
   if(mode STREQUAL "missing")
@@ -15,6 +16,17 @@ foreach(mode run missing)
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
     RESOURCE_LOCK golmpi_rehearsal LABELS rehearsal)
 endforeach()
+
+# The carry's package cache (rehearsal.sh carry-offline): scripts/carry.sh download of the build's
+# binaries with the rehearsal's carry-debs-KEY cache (the one run and missing use), once with the
+# network, filling what the cache lacks, then in a network namespace with no network, which must
+# write the same MANIFEST and files; and with an empty cache there it must fail, so the namespace
+# keeps the registry out. Root only (unshare --net), else skipped. About 30 s cold or cached
+# (docs/BUILD.md), most of it apt's failing lookups in the last step; the limit is ten times that.
+add_test(NAME rehearsal_carry_offline
+  COMMAND bash ${GOLMPI_TEST_DIR}/rehearsal.sh carry-offline ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(rehearsal_carry_offline PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK golmpi_rehearsal LABELS rehearsal)
 
 # A new user's Debian 12 machine (tests/rehearsal.sh fresh): a bare minbase root with sudo, a user
 # who is not root, the source tree; as that user the README's quick start and Gosper gun example,

@@ -28,6 +28,10 @@
 #   tests/rehearsal.sh missing SRC BUILD   the same with one package left out of the carry (the
 #                                          owner of the last library golmpi names that the bare
 #                                          root lacks): passes when the rehearsal fails naming it
+#   tests/rehearsal.sh carry-offline SRC BUILD   the carry's download with the cache filled, in a
+#                                          network namespace with no network: passes when it
+#                                          writes the same MANIFEST and files as with the
+#                                          network, and the same with an empty cache fails
 #   tests/rehearsal.sh fresh SRC           the new user's machine
 #   tests/rehearsal.sh fresh-full SRC      the new user's machine, as root, the quick start
 #                                          whole, bash scripts/test.sh in full (about 45 min
@@ -52,8 +56,10 @@
 # nothing from the network. A run works on an overlay (or a copy) of a cached root in a private
 # mount namespace, so its mounts end with it, also when it is killed, and nothing it installs is
 # kept. Needs mmdebstrap (scripts/deps.sh --test) and, on a cold cache, Debian's registry and
-# PyPI; `run` and `missing` fetch the carried packages from the registry each time
-# (scripts/carry.sh download, the session's own step).
+# PyPI. `run` and `missing` carry the packages with scripts/carry.sh download, the session's own
+# step, its cache (CARRY_DEB_CACHE) the rehearsal's carry-debs-KEY, keyed by scripts/deps.txt: the
+# registry serves only what the cache lacks (the exact version of each package), so a second run
+# reads none of the carried packages from the network (`carry-offline` checks it).
 set -eEuo pipefail
 # command substitutions stop at their first failure too (a `fail` inside $(...) ends the script)
 shopt -s inherit_errexit
@@ -481,9 +487,13 @@ rehearse() {
   say "stand-in ready ($((SECONDS - t0)) s)"
   new_work
   carry=$work/carry
-  # exactly the session's carry: the packages golmpi's binaries need, read from the binaries
-  bash "$src/scripts/carry.sh" download "$carry" "${bins[@]}" ${omit:+--exclude "$omit"} 2>&1 |
-    sed 's/^/rehearsal: [host] /' >&2
+  # exactly the session's carry: the packages golmpi's binaries need, read from the binaries; the
+  # cache's packages copied, the rest fetched into it. Under the lock: a download replaces the
+  # other versions of what it fetches in the cache.
+  flock 9
+  CARRY_DEB_CACHE=$(carry_debs_dir "$src") bash "$src/scripts/carry.sh" download "$carry" \
+    "${bins[@]}" ${omit:+--exclude "$omit"} 2>&1 | sed 's/^/rehearsal: [host] /' >&2
+  flock -u 9
   [[ -f $carry/MANIFEST ]] || fail "carry.sh download wrote no MANIFEST"
   say "carried $(wc -l <"$carry/MANIFEST") packages ($((SECONDS - t0)) s)"
   in_root "$lower" inside "$src" "$build" "$carry"
@@ -502,6 +512,58 @@ debs_dir() {
   done
   mkdir -p "$cache/debs-$key"
   echo "$cache/debs-$key"
+}
+
+# carry_debs_dir SRC: the cache of the carried packages (scripts/carry.sh's CARRY_DEB_CACHE),
+# keyed by SRC's scripts/deps.txt, from which the build's libraries come; a new key removes the
+# directories of older ones. Within it carry.sh keeps one version of each package.
+carry_debs_dir() {
+  local cache key old
+  cache=$(cache_dir)
+  key=$( (echo carry; cat "$1/scripts/deps.txt") | sha256sum | cut -c1-12)
+  for old in "$cache"/carry-debs-*; do
+    [[ ! -d $old || $old == "$cache/carry-debs-$key" ]] || rm -rf --one-file-system "$old"
+  done
+  mkdir -p "$cache/carry-debs-$key"
+  echo "$cache/carry-debs-$key"
+}
+
+# carry_offline SRC BUILD: scripts/carry.sh download of BUILD's binaries with the carry cache, first
+# with the network (it fetches what the cache lacks), then in a network namespace of its own with
+# no interface up, where the registry cannot be reached: it must pass and write the same MANIFEST
+# and the same files. The same download there with an empty cache must fail, or the namespace
+# would prove nothing.
+carry_offline() {
+  local src build bins=() debs t0=$SECONDS carry
+  src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
+  carry=(bash "$src/scripts/carry.sh" download)
+  [[ -x $build/golmpi ]] || fail "no golmpi in $build"
+  bins=("$build/golmpi")
+  [[ -x $build/tools/golmpi-render ]] && bins+=("$build/tools/golmpi-render")
+  mkdir -p "$(cache_dir)"
+  exec 9>"$(cache_dir)/lock"
+  flock 9
+  debs=$(carry_debs_dir "$src")
+  new_work
+  CARRY_DEB_CACHE=$debs "${carry[@]}" "$work/net" "${bins[@]}" 2>&1 |
+    sed 's/^/rehearsal: [network] /' >&2 || fail "carry.sh download with the network (above)"
+  say "with the network: $(wc -l <"$work/net/MANIFEST") packages ($((SECONDS - t0)) s)"
+  CARRY_DEB_CACHE=$debs unshare --net "${carry[@]}" "$work/none" "${bins[@]}" 2>&1 |
+    sed 's/^/rehearsal: [no network] /' >&2 ||
+    fail "carry.sh download with the cache $debs and no network (above): the cache lacks packages"
+  flock -u 9
+  cmp "$work/net/MANIFEST" "$work/none/MANIFEST" >&2 ||
+    fail "the MANIFEST without the network differs from the one with it"
+  [[ $(cd "$work/net" && sha256sum ./*.deb) == "$(cd "$work/none" && sha256sum ./*.deb)" ]] ||
+    fail "the .deb files without the network differ from those with it"
+  say "without the network, from the cache: the same MANIFEST and files ($((SECONDS - t0)) s)"
+  if CARRY_DEB_CACHE=$work/empty unshare --net "${carry[@]}" "$work/empty-carry" "${bins[@]}" \
+      >"$work/empty.log" 2>&1; then
+    fail "carry.sh download with an empty cache and no network passed: the namespace has a network"
+  fi
+  grep -q "apt-get download failed" "$work/empty.log" ||
+    { cat "$work/empty.log" >&2; fail "carry.sh download with an empty cache and no network failed otherwise than fetching"; }
+  say "with an empty cache and no network it fails fetching, as it must ($((SECONDS - t0)) s)"
 }
 
 # debs_index DIR: DIR a flat apt repository of the packages in it (its Packages index, made with
@@ -634,6 +696,12 @@ run | missing)
   grep -q "^gpu_check: .*$lib" <<<"$out" || fail "gpu_check.sh did not name $lib"
   echo "PASS: without $pkg the rehearsal fails naming $lib"
   ;;
+carry-offline)
+  (($# == 2)) || fail "carry-offline needs SRC and BUILD"
+  if [[ $(id -u) != 0 ]]; then echo "SKIP: the network namespace needs root"; exit 77; fi
+  carry_offline "$1" "$2"
+  echo "PASS: with the cache filled, carry.sh download reads nothing from the network"
+  ;;
 fresh-required)
   (($# == 1)) || fail "fresh-required needs SRC"
   if [[ $(id -u) != 0 ]]; then echo "SKIP: the rehearsal needs root (chroot, mount)"; exit 77; fi
@@ -655,5 +723,5 @@ fresh-required)
     fail "the rehearsal did not fail at scripts/run.sh's configure"
   echo "PASS: with a test-only REQUIRED Python3 the fresh rehearsal fails at run.sh's configure"
   ;;
-*) fail "unknown mode $mode (run, missing, fresh, fresh-full, fresh-required, readme)" ;;
+*) fail "unknown mode $mode (run, missing, carry-offline, fresh, fresh-full, fresh-required, readme)" ;;
 esac
