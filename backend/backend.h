@@ -56,11 +56,16 @@ void backend_init_random(gol_backend *b, uint64_t seed, double density);
 /* The inverse of backend_load, for tests and checks. */
 void backend_store(gol_backend *b, uint64_t *rows_h);
 
+/* The backend's ops->advance: cuda_advance (cuda/backend_cuda.c: passes, the exchange at a
+ * cycle's end) or cpu_advance (cpu/backend_cpu.c: the exchange posted at a cycle's start). */
 void backend_advance(gol_backend *b, int64_t generations);
 
 /* Frames: slot s (0 or 1) collects the frames of one chunk. begin starts producing the current grid
  * into dst_h (slab->rows * width bytes for u8, slab->rows * ceil(width/8) for packed); the bytes
- * are there once backend_frame_wait(b, s) returns. The grid may advance in between. */
+ * are there once backend_frame_wait(b, s) returns. The grid may advance in between. CUDA:
+ * cuda_frame_begin queues the owed generations (settle), then cuda/cuda_frames.c's
+ * cuda_frames_begin unpacks and copies the frame to dst_h on slot s's copy stream; the wait polls
+ * that stream. CPU: cpu_frame_begin unpacks at once; the wait does nothing. */
 void backend_frame_begin(gol_backend *b, int slot, gol_frame_format fmt, void *dst_h);
 void backend_frame_wait(gol_backend *b, int slot);
 

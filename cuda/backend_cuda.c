@@ -116,8 +116,9 @@ static void join_halo(cuda_backend *cb) {
 }
 
 /* Halo rows of buffer b from its owned edge rows, enqueued on the comm stream (halo/halo.h's
- * post and wait: NCCL's ncclSend/ncclRecv in halo/halo_nccl.c, or MPI through the host in
- * halo/halo_mpi_staged.c, which runs host calls here while the interior already queued runs),
+ * halo_post and halo_wait call the mode's ops: nccl_post's ncclSend/ncclRecv in halo/halo_nccl.c,
+ * whose wait does nothing, or MPI through the host in halo/halo_mpi_staged.c, which runs host
+ * calls here while the interior already queued runs),
  * then the event the compute stream joins when it needs them (join_halo). timed: the two events
  * that bracket it (cuda_times_sample), or NULL. */
 static void exchange_halo(cuda_backend *cb, int b, cudaEvent_t *timed) {
