@@ -71,7 +71,9 @@ static int64_t tile_rows_setting(void) {
     return (int64_t)n;
 }
 
-/* Sends this rank's k edge rows and receives the k halo rows a side into the current buffer. */
+/* Sends this rank's k edge rows and receives the k halo rows a side into the current buffer:
+ * halo_post (halo/halo.c) calls the mode's post, mpi_post in halo/halo_mpi.c (MPI_Irecv and
+ * MPI_Isend a neighbour). */
 static void post_exchange(cpu_backend *c) {
     int64_t k = c->depth, rows = c->slab.rows, words = k * c->slab.nwords;
     memcpy(c->send, row_ptr(c, c->cur_buf, 0), (size_t)words * 8);

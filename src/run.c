@@ -103,7 +103,10 @@ static void vote_end(stop_vote *v) {
     MPI_CHECK(MPI_Comm_free(&v->comm));
 }
 
-/* Generations *g to end, in backend calls: one, or as many as GOLMPI_DEBUG_PIECE cuts. */
+/* Generations *g to end, in backend calls: one, or as many as GOLMPI_DEBUG_PIECE cuts.
+ * backend_advance is the backend's ops->advance (backend/backend.c): cuda_advance in
+ * cuda/backend_cuda.c, whose pass ends a cycle with the exchange, or cpu_advance in
+ * cpu/backend_cpu.c, which posts it at a cycle's start. */
 static void advance_piece(gol_backend *b, int64_t *g, int64_t end, int64_t debug_piece) {
     while (*g < end) {
         int64_t n = end - *g;
@@ -204,6 +207,8 @@ static void run_with_output(gol_backend *b, const gol_run_inputs *in, MPI_Comm c
                 output_wait_slot(out, slot); /* the chunk before last is on disk */
                 trace_pop();
             }
+            /* CUDA: cuda_frame_begin (cuda/backend_cuda.c) queues the owed generations, then
+             * cuda/cuda_frames.c copies the frame to the slot on the slot's copy stream */
             backend_frame_begin(b, slot, plan->frame_format,
                                 (char *)slot_h[slot] + f * frame_bytes);
             pending = (pending_frame){c, f};
