@@ -362,7 +362,25 @@ static void host_to_host_copy(void) {
  * capture: golmpi's own stricter policy (docs/GPU.md), since a graph's copy node would move the
  * host bytes when the graph runs, not at the capture. A GPU accepts it: on an H200 (CUDA 13.0,
  * driver 580) both directions returned cudaSuccess and the capture ended cleanly, so on a GPU
- * this checks that, and the simulator's refusal stays a policy, not CUDA's rule. */
+ * this checks that, and the simulator's refusal stays a policy, not CUDA's rule. Where the
+ * capture is accepted, the graph of the copy to the device runs after the host bytes changed:
+ * the device must hold the bytes as they are when the graph runs. */
+/* Graph g copies n pageable bytes from h to d: run after h changed, d must hold the new bytes. */
+static void replay_reads_host_now(cudaGraph_t g, cudaStream_t s, char *d, char *h, size_t n) {
+    cudaGraphExec_t x;
+    char back[64], detail[64];
+    memset(h, 7, n);
+    SETUP(cudaGraphInstantiate(&x, g, 0));
+    SETUP(cudaGraphLaunch(x, s));
+    SETUP(cudaStreamSynchronize(s));
+    SETUP(cudaMemcpy(back, d + n - sizeof back, sizeof back, cudaMemcpyDeviceToHost));
+    snprintf(detail, sizeof detail, "the device holds %d and %d (7: the bytes at the launch)",
+             back[0], back[sizeof back - 1]);
+    expect_true("a graph's copy from pageable memory reads the host bytes when the graph runs",
+                back[0] == 7 && back[sizeof back - 1] == 7, detail);
+    SETUP(cudaGraphExecDestroy(x));
+}
+
 static void capture_pageable_copy(void) {
     enum { N = 4096 };
     static const char *const names[] = {"a capture: copy from pageable memory to the device",
@@ -387,6 +405,7 @@ static void capture_pageable_copy(void) {
         cudaError_t end = cudaStreamEndCapture(s, &g);
         snprintf(rule, sizeof rule, "%s: the capture ended", names[dir]);
         expect(rule, end, end_rc);
+        if (end == cudaSuccess && dir == 0) replay_reads_host_now(g, s, d, h, N);
         if (end == cudaSuccess) SETUP(cudaGraphDestroy(g));
         (void)cudaGetLastError();
     }
