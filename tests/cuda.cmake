@@ -11,7 +11,8 @@ if(GOLMPI_CUDA_BACKEND)
     # one NCCL communicator per case: allow for its setup time
     set_tests_properties(cuda_vs_cpu_np${n} PROPERTIES TIMEOUT 900 LABELS gpu)
   endforeach()
-  set_tests_properties(cuda_kernels PROPERTIES LABELS gpu)
+  # 59 s on the simulated GPU beside the rehearsals (CI, 2026-12-07): twice that and more
+  set_tests_properties(cuda_kernels PROPERTIES TIMEOUT 300 LABELS gpu)
 
   # No GPU needed: the kernels' own thread bodies over the launchers' own geometry, on the host
   # (life_cuda.cu's emulate_*), against the same cases and reference as cuda_kernels.

@@ -9,6 +9,6 @@ foreach(n 1 3)
 endforeach()
 
 # --dry-run on 1 to 4 ranks: the plan's rows, figures that grow with the depth, nothing written;
-# and a grid refused at a deep halo that is admitted at depth 1. About 10 s.
-golmpi_test(cli_dry_run PYTHON ONE_THREAD PROCESSORS 2
+# and a grid refused at a deep halo that is admitted at depth 1. About 10 s (17 s in CI, 2026-12-07).
+golmpi_test(cli_dry_run PYTHON ONE_THREAD PROCESSORS 2 TIMEOUT 120
   COMMAND ${GOLMPI_TEST_DIR}/test_dry_run.py "${GOLMPI_MPIEXEC_LINE}" $<TARGET_FILE:golmpi>)
