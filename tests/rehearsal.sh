@@ -473,9 +473,7 @@ new_work() {
 rehearse() {
   local src build omit=${3:-} lower carry bins=() t0=$SECONDS
   src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
-  [[ -x $build/golmpi ]] || fail "no golmpi in $build"
-  bins=("$build/golmpi")
-  [[ -x $build/tools/golmpi-render ]] && bins+=("$build/tools/golmpi-render")
+  carry_bins "$build"
   # the CUDA runtime golmpi loads here, for the stand-in; none in a CPU-only build
   REHEARSAL_CUDA=$(ldd "$build/golmpi" | awk '$1 ~ /^libcudart\.so/ && $3 ~ /^\// { print $3 }')
   export REHEARSAL_CUDA
@@ -500,32 +498,34 @@ rehearse() {
   say "PASS in $((SECONDS - t0)) s"
 }
 
-# debs_dir SRC LOWER: the cache of the Debian packages the quick start and scripts/deps.sh --test
-# install on the root LOWER, keyed by SRC's scripts/deps.txt and that root; a new key removes the
-# directories of older ones
-debs_dir() {
+# keyed_dir NAME SALT SRC: the cache's directory NAME-KEY, KEY a hash of SALT and SRC's
+# scripts/deps.txt; a new key removes the directories of older ones of that NAME
+keyed_dir() {
   local cache key old
   cache=$(cache_dir)
-  key=$( (echo "$SUITE $(basename "$2")"; cat "$1/scripts/deps.txt") | sha256sum | cut -c1-12)
-  for old in "$cache"/debs-*; do
-    [[ ! -d $old || $old == "$cache/debs-$key" ]] || rm -rf --one-file-system "$old"
+  key=$( (echo "$2"; cat "$3/scripts/deps.txt") | sha256sum | cut -c1-12)
+  for old in "$cache/$1"-*; do
+    [[ ! -d $old || $old == "$cache/$1-$key" ]] || rm -rf --one-file-system "$old"
   done
-  mkdir -p "$cache/debs-$key"
-  echo "$cache/debs-$key"
+  mkdir -p "$cache/$1-$key"
+  echo "$cache/$1-$key"
 }
 
+# debs_dir SRC LOWER: the cache of the Debian packages the quick start and scripts/deps.sh --test
+# install on the root LOWER, keyed by SRC's scripts/deps.txt and that root
+debs_dir() { keyed_dir debs "$SUITE $(basename "$2")" "$1"; }
+
 # carry_debs_dir SRC: the cache of the carried packages (scripts/carry.sh's CARRY_DEB_CACHE),
-# keyed by SRC's scripts/deps.txt, from which the build's libraries come; a new key removes the
-# directories of older ones. Within it carry.sh keeps one version of each package.
-carry_debs_dir() {
-  local cache key old
-  cache=$(cache_dir)
-  key=$( (echo carry; cat "$1/scripts/deps.txt") | sha256sum | cut -c1-12)
-  for old in "$cache"/carry-debs-*; do
-    [[ ! -d $old || $old == "$cache/carry-debs-$key" ]] || rm -rf --one-file-system "$old"
-  done
-  mkdir -p "$cache/carry-debs-$key"
-  echo "$cache/carry-debs-$key"
+# keyed by SRC's scripts/deps.txt, from which the build's libraries come. Within it carry.sh
+# keeps one version of each package.
+carry_debs_dir() { keyed_dir carry-debs carry "$1"; }
+
+# carry_bins BUILD: into the caller's array bins, the binaries whose packages the GPU session
+# carries: golmpi, and golmpi-render where built
+carry_bins() {
+  [[ -x $1/golmpi ]] || fail "no golmpi in $1"
+  bins=("$1/golmpi")
+  [[ ! -x $1/tools/golmpi-render ]] || bins+=("$1/tools/golmpi-render")
 }
 
 # carry_offline SRC BUILD: scripts/carry.sh download of BUILD's binaries with the carry cache, first
@@ -537,9 +537,7 @@ carry_offline() {
   local src build bins=() debs t0=$SECONDS carry
   src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
   carry=(bash "$src/scripts/carry.sh" download)
-  [[ -x $build/golmpi ]] || fail "no golmpi in $build"
-  bins=("$build/golmpi")
-  [[ -x $build/tools/golmpi-render ]] && bins+=("$build/tools/golmpi-render")
+  carry_bins "$build"
   mkdir -p "$(cache_dir)"
   exec 9>"$(cache_dir)/lock"
   flock 9
