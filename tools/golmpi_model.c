@@ -66,6 +66,15 @@ static int parse_i64(const char *s, int64_t *v) {
     return 1;
 }
 
+/* A what-if constant: a positive number below 100 into *x, 1; else 0. */
+static int parse_constant(const char *s, double *x) {
+    char *end;
+    const double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0 && v < 100)) return 0;
+    *x = v;
+    return 1;
+}
+
 static int is_conway(const char *rule) {
     return !rule || strcmp(rule, "B3/S23") == 0 || strcmp(rule, "conway") == 0;
 }
@@ -310,7 +319,10 @@ static int parse(int argc, char **argv, model_args *a) {
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--verbose") == 0 || strcmp(o, "--fit-lone") == 0) {
-            *(o[2] == 'v' ? &a->verbose : &a->fit_lone) = 1;
+            if (strcmp(o, "--verbose") == 0)
+                a->verbose = 1;
+            else
+                a->fit_lone = 1;
             continue;
         }
         if (!v) return usage("an option without its value");
@@ -338,11 +350,11 @@ static int parse(int argc, char **argv, model_args *a) {
             a->peer_bound = atof(v);
         else if (strcmp(o, "--lone-cpi") == 0 || strcmp(o, "--alu-ipc") == 0 ||
                  strcmp(o, "--pass-us") == 0) {
-            const double x = atof(v);
-            if (!(x > 0 && x < 100)) return usage("a constant is a positive number below 100");
-            *(o[2] == 'l' ? &a->lone_cpi : o[2] == 'a' ? &a->alu_ipc : &a->pass_us) = x;
-        }
-        else if (!parse_i64(v, &n))
+            if (!parse_constant(v, strcmp(o, "--lone-cpi") == 0  ? &a->lone_cpi
+                                   : strcmp(o, "--alu-ipc") == 0 ? &a->alu_ipc
+                                                                 : &a->pass_us))
+                return usage("a constant is a positive number below 100");
+        } else if (!parse_i64(v, &n))
             return usage("a size, depth or rank count is not a positive integer");
         else if (strcmp(o, "--width") == 0)
             a->width = n;
